@@ -1,0 +1,63 @@
+"""One recorded stream of random decisions.
+
+Contract: every random decision the generator makes goes through a
+``ChoiceStream``. A stream built from a seed draws from its own private
+``random.Random`` (never the global one) and records each draw as a small
+non-negative integer. A stream built from a recorded list replays it (values
+are clamped into range, and draws past the end return the smallest choice), so
+a shrinker can edit the list and regenerate, as Hypothesis does.
+"""
+from __future__ import annotations
+
+import random
+from typing import Sequence, TypeVar
+
+T = TypeVar("T")
+
+
+class ChoiceStream:
+    def __init__(self, seed: int | None = None, replay: Sequence[int] | None = None):
+        if seed is None and replay is None:
+            raise ValueError("ChoiceStream needs a seed or a replay list")
+        self._rng = random.Random(seed) if seed is not None else None
+        self._replay = list(replay) if replay is not None else None
+        self.record: list[int] = []
+
+    def integer(self, lo: int, hi: int) -> int:
+        """A whole number in [lo, hi], both ends included."""
+        if hi < lo:
+            raise ValueError(f"empty range [{lo}, {hi}]")
+        i = len(self.record)
+        if self._replay is not None:
+            raw = self._replay[i] if i < len(self._replay) else 0
+            value = lo + min(max(raw, 0), hi - lo)
+        else:
+            value = self._rng.randint(lo, hi)
+        self.record.append(value - lo)
+        return value
+
+    def boolean(self, p_true: float = 0.5) -> bool:
+        return self.integer(0, 999) >= round((1.0 - p_true) * 1000)
+
+    def choice(self, items: Sequence[T]) -> T:
+        if not items:
+            raise ValueError("choice from an empty sequence")
+        return items[self.integer(0, len(items) - 1)]
+
+    def weighted(self, items: Sequence[T], weights: Sequence[float]) -> T:
+        """Pick one item with probability proportional to its weight."""
+        total = sum(weights)
+        if not items or total <= 0:
+            raise ValueError("weighted choice needs items with positive total weight")
+        scale = 10_000
+        point = self.integer(0, scale - 1) * total / scale
+        acc = 0.0
+        for item, w in zip(items, weights):
+            acc += w
+            if point < acc:
+                return item
+        return items[-1]
+
+    def subseed(self) -> int:
+        """A 31-bit seed for value generation (tensor contents)."""
+        return self.integer(0, 2**31 - 1)

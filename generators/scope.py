@@ -1,0 +1,113 @@
+"""The builder's scope: which typed values exist, and what is safe to do with them.
+
+Contract: a ``Scope`` holds the live ``Val``s of one block. Each Val carries its
+static type, a bound on its magnitude (so ops are only drawn when the result
+stays finite and clear of overflow), the storage root it aliases (so in-place
+ops never write through an overlapping operand) and whether it may be written
+in place. Nested scopes (if-branches) see their parent's values; values made
+inside a branch stay inside it.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import torch
+
+from .choices import ChoiceStream
+from .ir import Assign, Mutate, Stmt, TensorType
+
+# Largest magnitude a value of each dtype may reach: far below overflow, so
+# that sums and products of a few such values stay representable.
+LIMIT = {"float16": 2e2, "bfloat16": 2e2, "float32": 1e4, "float64": 1e4,
+         "int8": 60, "uint8": 120, "int16": 4000, "int32": 1e5, "int64": 1e5, "bool": 1}
+
+
+@dataclass
+class Val:
+    name: str
+    type: TensorType
+    bound: float
+    root: str            # storage root: views share their base's root
+    writable: bool = True
+    is_input: bool = False
+
+
+def promote(a: str, b: str) -> str:
+    return str(torch.promote_types(getattr(torch, a), getattr(torch, b))).replace("torch.", "")
+
+
+def can_cast(src: str, dst: str) -> bool:
+    return torch.can_cast(getattr(torch, src), getattr(torch, dst))
+
+
+class Scope:
+    def __init__(self, ch: ChoiceStream, counter: Iterator[int], parent: "Scope | None" = None,
+                 sizes: dict[str, list[int]] | None = None, max_numel: int = 1 << 14):
+        self.ch = ch
+        self._counter = counter
+        self.parent = parent
+        self.vals: list[Val] = []
+        self.stmts: list[Stmt] = []
+        self.sizes = sizes if sizes is not None else (parent.sizes if parent else {})
+        self.max_numel = max_numel if parent is None else parent.max_numel
+
+    # ---- queries ---------------------------------------------------------
+    def all_vals(self) -> list[Val]:
+        return (self.parent.all_vals() if self.parent else []) + self.vals
+
+    def pick(self, pred: Callable[[Val], bool]) -> Val | None:
+        cands = [v for v in self.all_vals() if pred(v)]
+        if not cands:
+            return None
+        # Favour recent values so that programs form chains, not stars.
+        weights = [1.0 + i for i in range(len(cands))]
+        return self.ch.weighted(cands, weights)
+
+    def fits(self, t: TensorType) -> bool:
+        """True when every call of the schedule keeps this tensor small."""
+        from .shapes import dim_value, numel
+        calls = len(next(iter(self.sizes.values()), [0]))
+        for i in range(max(calls, 1)):
+            env = {k: v[i] for k, v in self.sizes.items()}
+            try:
+                if dim_value(numel(t.shape), env) > self.max_numel:
+                    return False
+            except KeyError:
+                return False
+        return True
+
+    def within(self, dtype: str, bound: float) -> bool:
+        return bound <= LIMIT[dtype]
+
+    # ---- building ----------------------------------------------------------
+    def fresh(self) -> str:
+        return f"v{next(self._counter)}"
+
+    def assign(self, op: str, template: str, args: tuple, t: TensorType, bound: float,
+               view_of: Val | None = None, name: str | None = None) -> Val | None:
+        if not self.fits(t) or not self.within(t.dtype, bound):
+            return None
+        name = name or self.fresh()
+        self.stmts.append(Assign(name, op, template, args, t))
+        val = Val(name, t, bound, view_of.root if view_of else name,
+                  view_of.writable if view_of else True)
+        self.vals.append(val)
+        return val
+
+    def mutate(self, op: str, template: str, args: tuple, target: Val, new_bound: float) -> bool:
+        if not self.within(target.type.dtype, new_bound):
+            return False
+        self.stmts.append(Mutate(target.name, op, template, args))
+        for v in self.all_vals():  # everything aliasing the storage may have changed
+            if v.root == target.root:
+                v.bound = max(v.bound, new_bound)
+        return True
+
+    def child(self) -> "Scope":
+        return Scope(self.ch, self._counter, parent=self)
+
+
+def new_counter() -> Iterator[int]:
+    return itertools.count()

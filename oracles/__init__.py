@@ -1,0 +1,11 @@
+"""Oracles: judge an Observation of eager vs compiled runs into Verdicts.
+
+A leaf package: it imports torch and itself, never ``fuzzcomp`` or the
+generators. Installed as ``fuzzcomp.oracles``.
+"""
+from .judge import judge, needs_perturbation
+from .observation import CallRecord, Observation
+from .verdict import SYMPTOMS, STAGES, Verdict, error_signature, primary
+
+__all__ = ["judge", "needs_perturbation", "CallRecord", "Observation", "SYMPTOMS", "STAGES",
+           "Verdict", "error_signature", "primary"]

@@ -1,0 +1,113 @@
+"""PyTorch's fuzzer rule for one value: compiled against an fp64 reference.
+
+Contract: ``compare(eager, eager_again, ref64, compiled, perturbed)`` judges one
+output (or one input after a call) and returns ``(status, reason)`` with status
+``"ok"``, ``"skip"`` (eager itself is not a trustworthy witness here) or
+``"mismatch"``. It imports only torch and math: repro files embed this source
+verbatim, so a repro judges exactly as the campaign did.
+
+The rule, for float values: on the elements where the fp64 run, eager and
+compiled are all finite, compiled passes when
+``rmse(fp64, compiled) <= m * rmse(fp64, eager) + floor`` with ``m`` = 2 (3 for
+fp16/bf16 or fewer than 1000 elements, as in ``torch._dynamo.utils.same``) and
+``floor`` = 4 machine epsilons of the dtype times the reference's RMS (at least
+1). Compiled turning a finite answer into NaN/Inf is a mismatch; compiled being
+finite where eager overflowed is not. Integer and bool values must match
+exactly unless the fp64 run or a perturbed eager run changes the same elements
+(a tie or a rounding boundary). A float mismatch is dropped when a perturbed
+eager run (inputs moved by a few epsilons) lands as far from fp64 as compiled
+does: the computation is ill-conditioned, not miscompiled. Eager disagreeing
+with itself makes the value unjudgeable.
+"""
+import math
+
+import torch
+
+_EPS = {torch.float16: 2.0 ** -10, torch.bfloat16: 2.0 ** -7, torch.float32: 2.0 ** -23,
+        torch.float64: 2.0 ** -52}
+
+
+def _bitwise_same(a, b):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return bool(torch.equal(a, b))
+
+
+def _rmse(a, b):
+    if a.numel() == 0:
+        return 0.0
+    return math.sqrt(float(torch.mean((a - b) ** 2)))
+
+
+def _first_diff(e, c, diff):
+    idx = tuple(int(i) for i in diff.nonzero()[0]) if diff.any() else ()
+    return f"first at {list(idx)}: eager={e[idx].item()!r} compiled={c[idx].item()!r}"
+
+
+def compare(eager, eager_again, ref64, compiled, perturbed=()):
+    if not isinstance(eager, torch.Tensor):
+        if eager != eager_again and eager == eager:
+            return "skip", "eager returned different non-tensor values on two runs"
+        same = eager == compiled or (isinstance(eager, float) and eager != eager and compiled != compiled)
+        return ("ok", "") if same else ("mismatch", f"eager={eager!r} compiled={compiled!r}")
+    if not isinstance(compiled, torch.Tensor):
+        return "mismatch", f"compiled returned {type(compiled).__name__}, eager a tensor"
+    if compiled.shape != eager.shape:
+        return "mismatch", f"shape: eager {tuple(eager.shape)} compiled {tuple(compiled.shape)}"
+    if compiled.dtype != eager.dtype:
+        return "mismatch", f"dtype: eager {eager.dtype} compiled {compiled.dtype}"
+    e, c = eager.detach().cpu(), compiled.detach().cpu()
+    if not isinstance(eager_again, torch.Tensor) or not _bitwise_same(e, eager_again.detach().cpu()):
+        return "skip", "eager is nondeterministic on this value"
+    perturbed = [p.detach().cpu() for p in perturbed
+                 if isinstance(p, torch.Tensor) and p.shape == e.shape]
+    ref = ref64.detach().cpu() if isinstance(ref64, torch.Tensor) and ref64.shape == e.shape else None
+    if not e.dtype.is_floating_point:
+        return _compare_exact(e, c, ref, perturbed)
+    return _compare_float(e, c, ref, perturbed)
+
+
+def _compare_exact(e, c, ref, perturbed):
+    diff = e != c
+    if not diff.any():
+        return "ok", ""
+    witnesses = [p for p in perturbed if p.dtype == e.dtype]
+    if ref is not None:
+        witnesses.append(ref.to(e.dtype) if ref.dtype != e.dtype else ref)
+    for w in witnesses:
+        if (w != e)[diff].any():
+            return "skip", "differing elements sit on a tie or rounding boundary"
+    n = int(diff.sum())
+    return "mismatch", f"{n} of {e.numel()} elements differ; " + _first_diff(e, c, diff)
+
+
+def _compare_float(e, c, ref, perturbed):
+    ed, cd = e.double(), c.double()
+    rd = ref.double() if ref is not None and ref.dtype.is_floating_point else ed
+    r_fin, e_fin, c_fin = rd.isfinite(), ed.isfinite(), cd.isfinite()
+    broke = r_fin & e_fin & ~c_fin
+    if broke.any():
+        return "mismatch", (f"compiled is non-finite at {int(broke.sum())} elements where eager and "
+                            f"fp64 are finite; " + _first_diff(e, c, broke))
+    mask = r_fin & e_fin & c_fin
+    if not mask.any():
+        return "ok", ""
+    r, ev, cv = rd[mask], ed[mask], cd[mask]
+    err_c, err_e = _rmse(r, cv), _rmse(r, ev)
+    mult = 3.0 if (e.dtype in (torch.float16, torch.bfloat16) or r.numel() < 1000) else 2.0
+    floor = 4 * _EPS[e.dtype] * max(1.0, math.sqrt(float(torch.mean(r * r))))
+    if err_c <= mult * err_e + floor:
+        return "ok", ""
+    if perturbed:
+        err_p = max((_rmse(r, p.double()[mask]) if p.double()[mask].isfinite().all() else math.inf)
+                    for p in perturbed)
+        if err_c <= mult * max(err_e, err_p) + floor:
+            return "skip", "ill-conditioned: a perturbed eager run moves as far from fp64"
+    diff = (ed - cd).abs()
+    diff[~mask] = 0
+    which = "fp64" if ref is not None else "eager (no fp64 run)"
+    return "mismatch", (f"rmse vs {which}: compiled {err_c:.3g} > {mult:g} x eager {err_e:.3g} + "
+                        f"{floor:.2g}; max abs diff {float(diff.max()):.3g}; "
+                        + _first_diff(e, c, diff == diff.max()))

@@ -1,0 +1,58 @@
+"""Verdicts: what an oracle concluded about one case.
+
+Contract: a ``Verdict`` is a frozen record naming the symptom, the compiler
+stage it is attributed to, the oracle that raised it, a one-line detail and a
+normalised ``signature`` (error type and message with numbers and addresses
+masked) that triage uses for bucketing. ``SYMPTOMS`` and ``STAGES`` are the
+closed vocabularies.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SYMPTOMS = ("numeric", "gradient", "mutation", "aliasing", "recompile", "compile-crash",
+            "runtime-crash", "error-parity", "hang", "segfault")
+STAGES = ("capture", "autograd", "decomposition", "inductor", "runtime", "backend", "unknown")
+
+# Severity order used to pick a case's primary verdict.
+SEVERITY = {s: i for i, s in enumerate(("segfault", "hang", "compile-crash", "runtime-crash",
+                                        "numeric", "mutation", "gradient", "aliasing",
+                                        "recompile", "error-parity"))}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    symptom: str
+    stage: str
+    oracle: str
+    detail: str
+    call: int = -1
+    label: str = ""
+    signature: str = ""
+
+    def __post_init__(self):
+        if self.symptom not in SYMPTOMS:
+            raise ValueError(f"unknown symptom {self.symptom!r}")
+        if self.stage not in STAGES:
+            raise ValueError(f"unknown stage {self.stage!r}")
+
+
+_INNER = re.compile(r"raised:\s*(?:\|\s*)?([A-Za-z_][\w.]*):\s*(.*)")
+
+
+def error_signature(type_name: str, message: str) -> str:
+    """``Type: message`` with the wrapped inner error unwrapped and volatile parts masked."""
+    m = _INNER.search(message)
+    if m:
+        type_name, message = m.group(1).split(".")[-1], m.group(2)
+    text = message.split(" | ")[0]
+    text = re.sub(r"0x[0-9a-fA-F]+", "ADDR", text)
+    text = re.sub(r"/[^\s:'\"]+", "PATH", text)
+    text = re.sub(r"\d+", "N", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return f"{type_name}: {text[:120]}"
+
+
+def primary(verdicts: list[Verdict]) -> Verdict:
+    return min(verdicts, key=lambda v: (SEVERITY[v.symptom], v.call))

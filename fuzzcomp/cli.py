@@ -1,0 +1,130 @@
+"""The ``fuzzcomp`` command line: run, replay, minimize, report, show.
+
+Contract: every user mistake (bad flag or value, unknown backend, missing or
+broken file, unimportable module) ends with one line ``fuzzcomp: error: ...``
+on stderr and exit code 2, never a traceback. Exit 0 means the command did
+its job (a campaign that found bugs still exits 0; ``replay`` exits 1 when the
+bug shows).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        raise UsageError(message)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return v
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="fuzzcomp", description="Differential fuzzer for torch.compile: random PyTorch "
+                "programs, eager vs compiled, minimised standalone repros.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run a fuzzing campaign",
+                       description="Generate programs, run each eager and compiled in isolated workers, "
+                       "record every discrepancy, minimise it and write a repro. Give a budget with "
+                       "--hours, --minutes or --cases (they combine: whichever ends first).")
+    r.add_argument("--hours", type=_positive_float, help="time budget in hours")
+    r.add_argument("--minutes", type=_positive_float, help="time budget in minutes")
+    r.add_argument("--cases", type=_positive_int, help="stop after this many cases")
+    r.add_argument("--seed", type=_nonneg_int, default=0, help="campaign seed (default 0)")
+    r.add_argument("--jobs", type=_positive_int, default=None,
+                   help="worker processes (default: number of CPU cores)")
+    r.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    r.add_argument("--backend", default="inductor",
+                   help="a registered torch.compile backend name, or module:function for your own")
+    r.add_argument("--mode", default=None,
+                   choices=("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"))
+    r.add_argument("--out", default="fuzz-out", help="campaign folder (default ./fuzz-out)")
+    r.add_argument("--resume", action="store_true", help="continue the campaign already in --out")
+    r.add_argument("--no-minimize", action="store_true", help="record findings, defer minimisation")
+    r.add_argument("--minimize-budget", type=_positive_float, default=120.0,
+                   help="seconds of minimisation per finding (default 120)")
+    r.add_argument("--case-timeout", type=_positive_float, default=180.0,
+                   help="seconds before a case counts as hung (default 180)")
+    r.add_argument("--memory-mb", type=_nonneg_int, default=0, help="address-space cap per worker")
+    r.add_argument("--quiet", action="store_true", help="no live progress")
+
+    rp = sub.add_parser("replay", help="re-run a seed or a finding and judge it again",
+                        description="Re-run one case in an isolated worker. TARGET is a case seed "
+                        "(as printed in findings), a finding folder or its finding.json, or a repro .py.")
+    rp.add_argument("target")
+    rp.add_argument("--backend", default=None, help="override the backend (default: the finding's, or inductor)")
+    rp.add_argument("--original", action="store_true", help="replay the case as found, not minimised")
+    rp.add_argument("--timeout", type=_positive_float, default=300.0)
+
+    m = sub.add_parser("minimize", aliases=["minimise"], help="minimise a finding and write its repro",
+                       description="Shrink a recorded finding while it keeps its bucket, then write "
+                       "minimized.json, repro.py and report.md beside it.")
+    m.add_argument("finding", help="a finding folder or its finding.json")
+    m.add_argument("--budget", type=_positive_float, default=120.0, help="seconds (default 120)")
+    m.add_argument("--timeout", type=_positive_float, default=300.0)
+
+    rep = sub.add_parser("report", help="summarise a campaign folder",
+                         description="Rebuild summary.md and summary.json from what is on disk.")
+    rep.add_argument("folder")
+    rep.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    sh = sub.add_parser("show", help="print the program and call schedule for a seed")
+    sh.add_argument("seed", type=_nonneg_int)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            build_parser().print_help()
+            return EXIT_USAGE
+        from . import commands
+        return getattr(commands, "cmd_" + args.command.replace("minimise", "minimize"))(args)
+    except UsageError as e:
+        print(f"fuzzcomp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fuzzcomp: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

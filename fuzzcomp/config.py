@@ -1,0 +1,79 @@
+"""One validated, frozen run configuration.
+
+Contract: ``RunConfig`` is built once from the command line, checked by
+``validate`` (a ``ConfigError`` with a one-line reason for any bad value), and
+never changed afterwards. It records everything a campaign's results depend
+on, and round-trips through JSON for resume and reports.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    out: str
+    seconds: float | None = None     # time budget; None = unbounded (then cases must be set)
+    cases: int | None = None
+    seed: int = 0
+    jobs: int = 1
+    device: str = "cpu"
+    backend: str = "inductor"
+    mode: str | None = None
+    minimize: bool = True
+    minimize_share: float = 0.3      # share of the time budget kept for minimisation
+    minimize_budget_s: float = 120.0 # per finding
+    case_timeout_s: float = 180.0
+    memory_mb: int = 0
+    max_minimize_per_bucket: int = 2
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "RunConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def validate(cfg: RunConfig) -> RunConfig:
+    if cfg.seconds is None and cfg.cases is None:
+        raise ConfigError("give a budget: --hours, --minutes or --cases")
+    if cfg.seconds is not None and not cfg.seconds > 0:
+        raise ConfigError(f"the time budget must be positive, got {cfg.seconds:g} s")
+    if cfg.cases is not None and cfg.cases <= 0:
+        raise ConfigError(f"--cases must be a positive number, got {cfg.cases}")
+    if cfg.jobs < 1 or cfg.jobs > 512:
+        raise ConfigError(f"--jobs must be between 1 and 512, got {cfg.jobs}")
+    if cfg.device not in ("cpu", "cuda"):
+        raise ConfigError(f"--device must be cpu or cuda, got {cfg.device!r}")
+    if cfg.mode not in (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
+        raise ConfigError(f"unknown --mode {cfg.mode!r}")
+    if cfg.case_timeout_s <= 0 or cfg.minimize_budget_s <= 0:
+        raise ConfigError("timeouts and budgets must be positive")
+    if cfg.device == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            raise ConfigError("--device cuda: this torch has no usable CUDA device "
+                              f"(torch {torch.__version__})")
+    out = Path(cfg.out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {cfg.out} exists and is not a folder")
+    parent = out if out.exists() else out.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not os.access(parent, os.W_OK):
+        raise ConfigError(f"--out {cfg.out}: {parent} is not writable")
+    from .backends import BackendError, resolve_backend
+    try:
+        resolve_backend(cfg.backend)
+    except BackendError as e:
+        raise ConfigError(str(e)) from None
+    return cfg

@@ -1,0 +1,89 @@
+"""From a recorded finding to a minimised, verified repro and bug report.
+
+Contract: ``probe_predicate(worker, key, timeout)`` builds the reducer's
+"is it still the same bug?" test on an isolated worker; ``finish_finding``
+minimises one stored finding (optional), writes ``minimized.json``,
+``repro.py`` and ``report.md`` beside it, then runs the repro in a fresh
+process to confirm the bug reproduces outside the campaign. It returns a small
+dict that the campaign logs and the summary shows.
+"""
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+import time
+
+from fuzzcomp.generators import Case
+
+from .bugreport import render_report
+from .messages import CHECK, DIED, DONE, EAGER_ONLY, TIMEOUT, Job
+from .minimise import minimise
+from .oracles_glue import crash_verdict
+from .repro import render_repro
+from .store import Store, case_to_json, write_atomic, write_json
+from .triage import BucketKey, bucket_of, dedup_key
+from .worker import Worker
+
+_ids = itertools.count(1_000_000)
+
+
+def probe_keys(worker: Worker, case: Case, timeout_s: float) -> tuple[bool, set[BucketKey], list]:
+    """Run one case in isolation: (eager valid?, bucket keys seen, verdicts)."""
+    r = worker.run(Job(next(_ids), CHECK, case, timeout_s))
+    if r.status == DONE:
+        return r.valid, {bucket_of(v) for v in r.verdicts}, r.verdicts
+    if r.status in (DIED, TIMEOUT):
+        e = worker.run(Job(next(_ids), EAGER_ONLY, case, timeout_s))
+        if e.status == DONE and e.valid:
+            v = crash_verdict(r.status, r.message)
+            return True, {bucket_of(v)}, [v]
+    return False, set(), []
+
+
+def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float):
+    def is_interesting(case: Case) -> bool:
+        valid, keys, _ = probe_keys(worker, case, timeout_s)
+        return valid and key in keys
+    return is_interesting
+
+
+def run_repro(path, timeout_s: float = 600.0) -> tuple[int | None, str]:
+    """Run a repro file in a fresh interpreter: (exit code or None on timeout, last output line)."""
+    try:
+        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout_s:g} s"
+    lines = (p.stdout.strip().splitlines() or p.stderr.strip().splitlines() or [""])
+    return p.returncode, lines[-1][:300]
+
+
+def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,
+                   timeout_s: float, verify: bool = True, should_stop=lambda: False) -> dict:
+    data = store.finding(fid)
+    case, key = data["case_obj"], data["bucket_obj"]
+    detail = data["verdict_objs"][0].detail
+    info: dict = {"id": fid, "bucket": key.slug()}
+    if minimize and worker is not None:
+        t0 = time.monotonic()
+        small, stats = minimise(case, probe_predicate(worker, key, timeout_s), budget_s,
+                                should_stop=should_stop)
+        _, _, verdicts = probe_keys(worker, small, timeout_s)
+        same = [v for v in verdicts if bucket_of(v) == key]
+        if same:
+            detail = same[0].detail
+        write_json(store.path(fid, "minimized.json"), {"case": case_to_json(small), "detail": detail,
+                                                      "stats": stats.to_json()})
+        info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
+        case = small
+    info["dedup"] = dedup_key(key, case.program)
+    repro = store.path(fid, "repro.py")
+    write_atomic(repro, render_repro(case, key, detail))
+    write_atomic(store.path(fid, "report.md"), render_report(case, key, detail, repro.read_text()))
+    if verify:
+        code, last = run_repro(repro, timeout_s=max(timeout_s, 60))
+        info["repro_exit"] = code
+        info["repro_says"] = last
+        info["confirmed"] = code == 1
+    write_json(store.path(fid, "status.json"), info)
+    return info

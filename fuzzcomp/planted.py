@@ -1,0 +1,104 @@
+"""Planted-fault backends: torch.compile backends with one known bug each.
+
+Contract: every public callable here is a valid ``torch.compile`` backend
+(``backend(gm, example_inputs) -> callable``) that behaves exactly like eager
+execution of the captured graph except for its one documented fault. They
+prove each oracle can fail (``--backend fuzzcomp.planted:perturb_add``) and are
+never used by default.
+"""
+from __future__ import annotations
+
+import operator
+import os
+import time
+
+import torch
+
+
+def _is_float_node(node) -> bool:
+    val = node.meta.get("example_value")
+    return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
+
+
+def _perturb(targets, scale: float):
+    def backend(gm: torch.fx.GraphModule, example_inputs):
+        for node in list(gm.graph.nodes):
+            if node.op in ("call_function", "call_method") and node.target in targets \
+                    and _is_float_node(node):
+                with gm.graph.inserting_after(node):
+                    bumped = gm.graph.call_function(torch.mul, (node, scale))
+                node.replace_all_uses_with(bumped, delete_user_cb=lambda user: user is not bumped)
+        gm.graph.lint()
+        gm.recompile()
+        return gm.forward
+    return backend
+
+
+#: Floating results of ``torch.add``/``+`` come back 0.1% too large.
+perturb_add = _perturb({torch.add, operator.add, operator.iadd, "add"}, 1.001)
+#: Floating results of ``torch.mul``/``*`` come back 0.1% too large.
+perturb_mul = _perturb({torch.mul, operator.mul, "mul"}, 1.001)
+
+
+def drop_mutation_noncontiguous(gm: torch.fx.GraphModule, example_inputs):
+    """In-place updates of non-contiguous inputs are lost (the graph runs on copies)."""
+    def run(*args):
+        args = [a.clone() if isinstance(a, torch.Tensor) and not a.is_contiguous() else a for a in args]
+        return gm(*args)
+    return run
+
+
+def stale_result(gm: torch.fx.GraphModule, example_inputs):
+    """From the second call on, returns the first call's outputs again (a stale cache)."""
+    cache = {}
+
+    def run(*args):
+        if "out" not in cache:
+            cache["out"] = gm(*args)
+            return cache["out"]
+        fresh = gm(*args)
+        old = cache["out"]
+        same_shapes = all(not isinstance(a, torch.Tensor) or a.shape == b.shape
+                          for a, b in zip(old, fresh))
+        return old if same_shapes else fresh
+    return run
+
+
+def crash_on_symbolic(gm: torch.fx.GraphModule, example_inputs):
+    """Refuses to compile any graph whose inputs have symbolic sizes."""
+    for x in example_inputs:
+        if isinstance(x, torch.SymInt) or (isinstance(x, torch.Tensor) and
+                                           any(isinstance(s, torch.SymInt) for s in x.shape)):
+            raise NotImplementedError("planted fault: symbolic sizes are not supported")
+    return gm.forward
+
+
+def runtime_crash(gm: torch.fx.GraphModule, example_inputs):
+    """Compiles fine; the compiled code raises on its second call."""
+    calls = [0]
+
+    def run(*args):
+        calls[0] += 1
+        if calls[0] >= 2:
+            raise RuntimeError("planted fault: compiled kernel failed at run time")
+        return gm(*args)
+    return run
+
+
+def hang(gm: torch.fx.GraphModule, example_inputs):
+    """Never finishes compiling."""
+    while True:
+        time.sleep(3600)
+
+
+def abort(gm: torch.fx.GraphModule, example_inputs):
+    """Kills the process during compilation, as a segfaulting codegen would."""
+    os.abort()
+
+
+def inductor_relu_bug(gm: torch.fx.GraphModule, example_inputs):
+    """Real Inductor with its own test-only fault switched on: relu miscompiled."""
+    import torch._inductor.config as cfg
+    from torch._inductor.compile_fx import compile_fx
+    with cfg.patch(inject_relu_bug_TESTING_ONLY="accuracy"):
+        return compile_fx(gm, example_inputs)

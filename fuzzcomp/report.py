@@ -1,0 +1,124 @@
+"""Campaign folder -> summary (Markdown + JSON), rebuilt from disk alone.
+
+Contract: ``summarise(store)`` reads only the event log, the findings and
+their status files, so ``fuzzcomp report DIR`` gives the same answer as the
+campaign's own end-of-run summary, also after a crash. ``write_summary``
+writes ``summary.json`` and ``summary.md``; ``render_text`` is what the CLI
+prints.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+
+from .store import Store, StoreError, write_atomic, write_json
+
+
+def summarise(store: Store) -> dict:
+    meta = store.meta()
+    cases = valid = harness = 0
+    phase = Counter()
+    first_t = last_t = None
+    stop_reason = None
+    for ev in store.events():
+        t = ev.get("t")
+        if t is not None:
+            first_t = t if first_t is None else min(first_t, t)
+            last_t = t if last_t is None else max(last_t, t)
+        kind = ev.get("event")
+        if kind == "case":
+            cases += 1
+            valid += bool(ev.get("valid"))
+            harness += ev.get("status") == "harness-error"
+            for k, v in (ev.get("timings") or {}).items():
+                phase[k] += float(v)
+        elif kind == "minimized":
+            phase["minimise"] += float(ev.get("minimize_s", 0) or 0)
+        elif kind == "stop":
+            stop_reason = ev.get("reason")
+    buckets: dict = defaultdict(lambda: {"findings": [], "confirmed": None})
+    for fid in store.finding_ids():
+        try:
+            f = store.finding(fid)
+        except StoreError:
+            continue
+        key = f["bucket_obj"]
+        b = buckets[key.slug()]
+        b.update(symptom=key.symptom, stage=key.stage, signature=key.signature)
+        b["findings"].append(fid)
+        b.setdefault("first_seen", f.get("found_at"))
+        status_path = store.path(fid, "status.json")
+        if status_path.exists():
+            try:
+                st = json.loads(status_path.read_text())
+            except json.JSONDecodeError:
+                continue
+            if b.get("repro") is None or st.get("confirmed"):
+                b["repro"] = f"findings/{fid}/repro.py"
+                b["report"] = f"findings/{fid}/report.md"
+                b["confirmed"] = st.get("confirmed")
+                b["dedup"] = st.get("dedup")
+                b["detail"] = st.get("repro_says")
+    wall = (last_t - first_t) if first_t is not None else 0.0
+    return {"out": str(store.root), "config": meta.get("config", {}), "versions": meta.get("versions", {}),
+            "cases": cases, "valid": valid, "valid_rate": (valid / cases) if cases else 0.0,
+            "harness_errors": harness, "wall_s": round(wall, 1),
+            "cases_per_min": round(cases / wall * 60, 2) if wall > 0 else 0.0,
+            "phase_s": {k: round(v, 1) for k, v in sorted(phase.items())},
+            "findings": sum(len(b["findings"]) for b in buckets.values()),
+            "buckets": dict(sorted(buckets.items())), "stop_reason": stop_reason}
+
+
+def render_text(s: dict) -> str:
+    lines = [f"fuzzcomp campaign {s['out']}",
+             f"  cases {s['cases']}  valid {s['valid']} ({s['valid_rate']:.1%})  "
+             f"harness errors {s['harness_errors']}  wall {s['wall_s']:.0f} s  "
+             f"{s['cases_per_min']:.1f} cases/min",
+             "  time by phase (s): " + ", ".join(f"{k} {v}" for k, v in s["phase_s"].items()),
+             f"  findings {s['findings']} in {len(s['buckets'])} buckets"]
+    for slug, b in s["buckets"].items():
+        mark = {True: "confirmed", False: "NOT reproduced in a fresh process", None: "not verified"}[b["confirmed"]]
+        lines.append(f"  - {slug}  {b['symptom']}/{b['stage']}  x{len(b['findings'])}  [{mark}]")
+        lines.append(f"      {b.get('signature', '')}")
+        if b.get("repro"):
+            lines.append(f"      repro: {s['out']}/{b['repro']}")
+        if b.get("detail"):
+            lines.append(f"      {b['detail'][:160]}")
+    if s.get("stop_reason"):
+        lines.append(f"  stopped: {s['stop_reason']}")
+    return "\n".join(lines)
+
+
+def render_markdown(s: dict) -> str:
+    rows = ["| bucket | symptom | stage | count | confirmed | repro | report |",
+            "|---|---|---|---|---|---|---|"]
+    for slug, b in s["buckets"].items():
+        rows.append(f"| `{slug}` | {b['symptom']} | {b['stage']} | {len(b['findings'])} | "
+                    f"{b['confirmed']} | {('[repro](' + b['repro'] + ')') if b.get('repro') else '-'} | "
+                    f"{('[report](' + b['report'] + ')') if b.get('report') else '-'} |")
+    phases = "\n".join(f"| {k} | {v} |" for k, v in s["phase_s"].items())
+    return f"""# fuzzcomp campaign summary
+
+- cases: {s['cases']}, valid: {s['valid']} ({s['valid_rate']:.1%}), harness errors: {s['harness_errors']}
+- wall time: {s['wall_s']} s, {s['cases_per_min']} cases/min
+- findings: {s['findings']} in {len(s['buckets'])} buckets
+- config: `{json.dumps(s['config'], sort_keys=True)}`
+- versions: `{json.dumps(s['versions'], sort_keys=True)}`
+
+## Findings
+
+{chr(10).join(rows)}
+
+## Time by phase (seconds, summed over workers)
+
+| phase | seconds |
+|---|---|
+{phases}
+"""
+
+
+def write_summary(store: Store) -> dict:
+    s = summarise(store)
+    write_json(store.root / "summary.json", s)
+    write_atomic(store.root / "summary.md", render_markdown(s))
+    return s

@@ -1,0 +1,161 @@
+"""Case -> one standalone repro file that needs nothing but torch.
+
+Contract: ``render_repro(case, key, detail)`` returns the text of a Python file
+that (1) states versions, seed and bucket in its header, (2) defines the
+program, its inputs (shapes, layouts, dtypes, seeded values; no pickles) and
+the exact compile settings, (3) embeds fuzzcomp's runtime and fp64 rule
+verbatim, so it judges exactly as the campaign did, and (4) exits 1 with a
+one-line message while the bug shows and 0 once it is fixed. pytest collects
+its ``test_repro``. A custom backend given as ``module:attr`` is imported from
+its module; nothing else outside torch is needed.
+"""
+from __future__ import annotations
+
+import inspect
+import platform
+import sys
+
+import torch
+
+from fuzzcomp import __version__
+from fuzzcomp.generators import emit
+from fuzzcomp.generators.ir import Case
+from fuzzcomp.oracles import fp64rule
+
+from . import runtime
+from .execute import PERTURB_DRAWS, PERTURB_EPS
+from .triage import BucketKey
+
+_MAIN = '''
+def check():
+    """None when compiled agrees with eager on every call, else a one-line problem."""
+    names = [spec[0] for spec in INPUTS]
+    compiled = torch.compile(fn, **COMPILE)
+    for k, (sizes, seed) in enumerate(CALLS):
+        env = dict(zip(SYMBOLS, sizes))
+
+        def run(f, **kw):
+            return run_call(f, make_inputs(INPUTS, env, seed, device=DEVICE, **kw), names, seed)
+
+        eager, again, ref, comp = run(fn), run(fn), run(fn, upcast=True), run(compiled)
+        if comp.error and not eager.error:
+            return f"call {k}: compiled raised {comp.error[0]}: {comp.error[1]}"
+        if eager.error and not comp.error:
+            return f"call {k}: eager raised {eager.error[0]}: {eager.error[1]}; compiled returned"
+        if eager.error:
+            continue
+        if len(eager.values) != len(comp.values):
+            return f"call {k}: eager gave {len(eager.values)} values, compiled {len(comp.values)}"
+        perturbed = None
+        for i, label in enumerate(eager.labels):
+            r = ref.values[i] if ref.error is None else None
+            status, why = compare(eager.values[i], again.values[i], r, comp.values[i])
+            if status == "mismatch":  # could a tiny input perturbation explain it?
+                if perturbed is None:
+                    perturbed = [run(fn, perturb=PERTURB_EPS, draw=d) for d in range(PERTURB_DRAWS)]
+                pert = [p.values[i] for p in perturbed if p.error is None]
+                status, why = compare(eager.values[i], again.values[i], r, comp.values[i], pert)
+            if status == "mismatch":
+                return f"call {k}, {label}: {why}"
+    return None
+
+
+def test_repro():
+    problem = check()
+    assert problem is None, problem
+
+
+if __name__ == "__main__":
+    problem = check()
+    print(f"BUG: {problem}" if problem else "OK: compiled matches eager on every call")
+    sys.exit(1 if problem else 0)
+'''
+
+
+def _strip_docstring_and_imports(module) -> str:
+    src = inspect.getsource(module)
+    lines = src.splitlines()
+    # drop the module docstring: the repro has its own header
+    if lines and lines[0].startswith('"""'):
+        end = next(i for i in range(len(lines)) if lines[i].rstrip().endswith('"""') and
+                   (i > 0 or lines[0].count('"""') == 2))
+        lines = lines[end + 1:]
+    return "\n".join(l for l in lines if not l.startswith(("import ", "from "))).strip() + "\n"
+
+
+def versions() -> dict:
+    return {"fuzzcomp": __version__, "torch": torch.__version__,
+            "torch_git": getattr(torch.version, "git_version", "unknown"),
+            "python": platform.python_version(), "platform": platform.platform(terse=True)}
+
+
+def _compile_literal(case: Case) -> tuple[str, str]:
+    """(import line or '', the COMPILE dict literal)."""
+    spec = case.compile
+    fields = []
+    if ":" in spec.backend:
+        mod, _, attr = spec.backend.partition(":")
+        imp = f"from {mod} import {attr.split('.')[0]} as planted_backend  # the custom backend under test"
+        backend = "planted_backend" + "".join(f".{a}" for a in attr.split(".")[1:])
+        fields.append(f"backend={backend}")
+    else:
+        imp = ""
+        fields.append(f"backend={spec.backend!r}")
+    fields += [f"dynamic={spec.dynamic!r}", f"fullgraph={spec.fullgraph!r}"]
+    if spec.mode and spec.backend == "inductor":
+        fields.append(f"mode={spec.mode!r}")
+    return imp, "dict(" + ", ".join(fields) + ")"
+
+
+def render_repro(case: Case, key: BucketKey, detail: str) -> str:
+    v = versions()
+    p = case.program
+    imp, compile_lit = _compile_literal(case)
+    inputs = ",\n    ".join(repr((i.name, i.type.shape, i.type.dtype, i.layout)) for i in p.inputs)
+    calls = ",\n    ".join(repr((c.sizes, c.seed)) for c in case.calls)
+    header = f'''#!/usr/bin/env python3
+"""fuzzcomp repro: {key.symptom} at stage {key.stage}.
+
+{detail[:400]}
+
+fuzzcomp {v["fuzzcomp"]} (generator {case.generator_version}) | torch {v["torch"]} (git {v["torch_git"][:12]})
+Python {v["python"]} | {v["platform"]}
+seed: {case.seed} | bucket: {key.slug()} ({key.signature})
+
+Run `python THIS_FILE.py`: exit 1 while the bug shows, 0 once it is fixed.
+Judged like PyTorch's fuzzer reports: fp64 reference, fallback_random, RNG reset
+per call, eager run twice to screen its own nondeterminism.
+"""
+import sys
+
+import torch
+import torch._inductor.config
+{imp}
+torch._inductor.config.fallback_random = True
+
+'''
+    body = f'''
+
+# (name, shape: ints or symbolic sizes, dtype, memory layout)
+INPUTS = [
+    {inputs},
+]
+SYMBOLS = {p.symbols!r}
+# one entry per call, in order: (a size for each symbol, value seed)
+CALLS = [
+    {calls},
+]
+DEVICE = {case.compile.device!r}
+COMPILE = {compile_lit}
+PERTURB_EPS, PERTURB_DRAWS = {PERTURB_EPS!r}, {PERTURB_DRAWS!r}
+
+# ---- fuzzcomp runtime: seeded inputs with layouts, one call -> outputs + inputs after ----
+import collections  # noqa: E402
+import math  # noqa: E402
+import traceback  # noqa: E402
+
+{_strip_docstring_and_imports(runtime)}
+# ---- the fp64 rule (PyTorch's fuzzer rule) ----
+{_strip_docstring_and_imports(fp64rule)}
+{_MAIN}'''
+    return header + emit(p) + body

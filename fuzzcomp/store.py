@@ -1,0 +1,153 @@
+"""The campaign folder on disk: write-ahead findings, an event log, summaries.
+
+Contract: every write is atomic (temp file, fsync, rename), so a crash or
+Ctrl-C leaves either the old file or the new one, never half of one. A finding
+is written by ``record_finding`` before anything else is done with it; what
+later stages add (minimised case, repro, report) goes beside it. Layout::
+
+    OUT/campaign.json            config, versions, start time
+    OUT/events.jsonl             one JSON object per line, appended and flushed
+    OUT/findings/<id>/finding.json     the case and verdicts, as first seen
+    OUT/findings/<id>/minimized.json   the reduced case (when minimised)
+    OUT/findings/<id>/repro.py, report.md
+    OUT/summary.md, summary.json
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from fuzzcomp.generators import Case, from_jsonable, to_jsonable
+from fuzzcomp.oracles import Verdict
+
+from .triage import BucketKey
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_json(path: Path, obj: Any) -> None:
+    write_atomic(path, json.dumps(obj, indent=1, sort_keys=True) + "\n")
+
+
+def verdict_to_json(v: Verdict) -> dict:
+    return dict(v.__dict__)
+
+
+def verdict_from_json(d: dict) -> Verdict:
+    return Verdict(**d)
+
+
+def case_to_json(case: Case) -> dict:
+    return to_jsonable(case)
+
+
+def case_from_json(d: dict) -> Case:
+    case = from_jsonable(d)
+    if not isinstance(case, Case):
+        raise StoreError("not a fuzzcomp case")
+    return case
+
+
+class Store:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.findings_dir = self.root / "findings"
+
+    def create(self, meta: dict) -> None:
+        try:
+            self.findings_dir.mkdir(parents=True, exist_ok=True)
+            write_json(self.root / "campaign.json", meta)
+        except OSError as e:
+            raise StoreError(f"cannot write to {self.root}: {e.strerror or e}") from None
+
+    def meta(self) -> dict:
+        path = self.root / "campaign.json"
+        try:
+            return json.loads(path.read_text())
+        except FileNotFoundError:
+            raise StoreError(f"{self.root} is not a fuzzcomp campaign folder (no campaign.json)") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise StoreError(f"{path} is corrupt: {e}") from None
+
+    # ---- events --------------------------------------------------------------
+    def event(self, kind: str, **fields: Any) -> None:
+        line = json.dumps({"t": round(time.time(), 3), "event": kind, **fields}, sort_keys=True)
+        with open(self.root / "events.jsonl", "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def events(self) -> Iterator[dict]:
+        """Every well-formed event; a torn last line (power cut) is skipped."""
+        path = self.root / "events.jsonl"
+        if not path.exists():
+            return
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+
+    # ---- findings ----------------------------------------------------------------
+    def record_finding(self, case: Case, verdicts: list[Verdict], key: BucketKey, origin: str) -> str:
+        """Write-ahead: the finding is on disk when this returns."""
+        fid = f"{int(time.time() * 1000) % 10**10:010d}-s{case.seed}"
+        d = self.findings_dir / fid
+        n = 1
+        while d.exists():
+            d = self.findings_dir / f"{fid}-{n}"
+            n += 1
+        write_json(d / "finding.json", {
+            "id": d.name, "origin": origin, "found_at": time.time(), "bucket": key.to_json(),
+            "verdicts": [verdict_to_json(v) for v in verdicts], "case": case_to_json(case)})
+        return d.name
+
+    def finding(self, fid: str) -> dict:
+        return load_finding(self.findings_dir / fid / "finding.json")
+
+    def finding_ids(self) -> list[str]:
+        if not self.findings_dir.exists():
+            return []
+        return sorted(p.name for p in self.findings_dir.iterdir() if (p / "finding.json").exists())
+
+    def path(self, fid: str, name: str) -> Path:
+        return self.findings_dir / fid / name
+
+
+def load_finding(path: Path) -> dict:
+    try:
+        data = json.loads(Path(path).read_text())
+        data["case_obj"] = case_from_json(data["case"])
+        data["bucket_obj"] = BucketKey.from_json(data["bucket"])
+        data["verdict_objs"] = [verdict_from_json(v) for v in data["verdicts"]]
+        if "minimized" in data:
+            data["minimized_obj"] = case_from_json(data["minimized"])
+        return data
+    except FileNotFoundError:
+        raise StoreError(f"no such finding: {path}") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, UnicodeDecodeError) as e:
+        raise StoreError(f"{path} is not a valid fuzzcomp finding: {type(e).__name__}: {e}") from None

@@ -1,0 +1,62 @@
+"""Failure identity: BucketKey, like Hypothesis's InterestingOrigin.
+
+Contract: ``bucket_of(verdict)`` maps a Verdict to its BucketKey (symptom,
+stage, normalised signature). Dedup, the minimiser's "still the same bug?"
+test and the known-issues list all key on it. For value mismatches the
+signature is the kind of mismatch and the dtype involved; after minimisation,
+``dedup_key`` adds the op set of the minimised program, which is what separates
+two distinct numeric bugs that share a BucketKey.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from fuzzcomp.generators.ir import Program, op_names
+from fuzzcomp.oracles import Verdict
+
+
+@dataclass(frozen=True, order=True)
+class BucketKey:
+    symptom: str
+    stage: str
+    signature: str
+
+    def slug(self) -> str:
+        digest = hashlib.sha1(f"{self.symptom}|{self.stage}|{self.signature}".encode()).hexdigest()[:8]
+        return f"{self.symptom}-{self.stage}-{digest}"
+
+    def to_json(self) -> dict:
+        return {"symptom": self.symptom, "stage": self.stage, "signature": self.signature}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "BucketKey":
+        return cls(d["symptom"], d["stage"], d["signature"])
+
+
+def _value_signature(v: Verdict) -> str:
+    detail = v.detail.split(": ", 1)[-1]
+    if detail.startswith("shape"):
+        kind = "shape"
+    elif detail.startswith("dtype"):
+        kind = "dtype"
+    elif "non-finite" in detail:
+        kind = "non-finite"
+    elif "elements differ" in detail:
+        kind = "exact-values"
+    else:
+        kind = "values"
+    where = "output" if v.label.startswith("output") else "input"
+    return f"{where} {kind}"
+
+
+def bucket_of(v: Verdict) -> BucketKey:
+    if v.symptom in ("numeric", "mutation", "gradient"):
+        return BucketKey(v.symptom, v.stage, _value_signature(v))
+    return BucketKey(v.symptom, v.stage, v.signature or re.sub(r"\d+", "N", v.detail)[:80])
+
+
+def dedup_key(key: BucketKey, program: Program) -> str:
+    ops = sorted(set(op_names(program)))
+    return f"{key.slug()}:{'+'.join(ops)}"

@@ -1,0 +1,182 @@
+"""Long-lived worker processes that run Jobs in isolation from the campaign.
+
+Contract: a ``Worker`` owns one spawned process with torch imported once. The
+parent ``submit``s one Job at a time and later ``collect``s its JobResult. A
+worker that dies (segfault, abort, OOM kill) or outlives its job's timeout is
+killed and restarted, and the job's result says ``died`` or ``timeout``: a
+crash inside torch never reaches the campaign. Workers are recycled every
+``recycle_every`` jobs to bound memory growth. ``run`` is the synchronous form.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from dataclasses import dataclass
+
+from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job, JobResult
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    threads: int = 1
+    memory_mb: int = 0          # address-space cap per worker; 0 = none
+    log_path: str | None = None  # the worker's stdout/stderr go here
+    recycle_every: int = 200
+
+
+def _limit_memory(mb: int) -> None:
+    if mb > 0:
+        import resource
+        cap = mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def worker_main(conn, settings: WorkerSettings) -> None:
+    if settings.log_path:
+        fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the campaign's to handle, not ours
+    import warnings
+    warnings.filterwarnings("ignore")
+    _limit_memory(settings.memory_mb)
+    import torch
+    torch.set_num_threads(settings.threads)
+    from .execute import check, configure_torch, observe
+    configure_torch()
+    conn.send("ready")
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        try:
+            if job.kind == CHECK:
+                obs, verdicts = check(job.case)
+                result = JobResult(job.id, DONE, obs.eager_valid, verdicts, obs.stats, obs.timings)
+            elif job.kind == EAGER_ONLY:
+                obs = observe(job.case, eager_only=True)
+                result = JobResult(job.id, DONE, obs.eager_valid, [], {}, obs.timings)
+            else:
+                result = JobResult(job.id, HARNESS_ERROR, message=f"unknown job kind {job.kind!r}")
+        except Exception as e:  # our own bug, not the compiler's: reported, never a finding
+            result = JobResult(job.id, HARNESS_ERROR, message=f"{type(e).__name__}: {e}")
+        conn.send(result)
+
+
+class Worker:
+    def __init__(self, index: int, settings: WorkerSettings):
+        self.index = index
+        self.settings = settings
+        self._ctx = mp.get_context("spawn")
+        self.proc = None
+        self.conn = None
+        self.job: Job | None = None
+        self.started_at = 0.0
+        self.jobs_done = 0
+
+    # ---- lifecycle --------------------------------------------------------------
+    def start(self) -> None:
+        parent, child = self._ctx.Pipe()
+        self.proc = self._ctx.Process(target=worker_main, args=(child, self.settings),
+                                      name=f"fuzzcomp-worker-{self.index}", daemon=True)
+        self.proc.start()
+        child.close()
+        self.conn = parent
+        self._ready = False
+        self.jobs_done = 0
+
+    def _await_ready(self, timeout: float = 300.0) -> bool:
+        if self._ready:
+            return True
+        if self.conn.poll(timeout):
+            try:
+                self._ready = self.conn.recv() == "ready"
+            except (EOFError, OSError):
+                self._ready = False
+        return self._ready
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.is_alive():
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.join(5)
+        if self.conn is not None:
+            self.conn.close()
+        self.proc = self.conn = None
+
+    def restart(self) -> None:
+        self.kill()
+        self.start()
+
+    def stop(self) -> None:
+        """Ask politely, then kill."""
+        if self.conn is not None and self.proc is not None and self.proc.is_alive():
+            try:
+                self.conn.send(None)
+                self.proc.join(2)
+            except (OSError, BrokenPipeError):
+                pass
+        self.kill()
+
+    # ---- one job at a time ----------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.job is not None
+
+    def submit(self, job: Job) -> None:
+        if self.proc is None or not self.proc.is_alive():
+            self.start()
+        if not self._await_ready():
+            self.restart()
+            self._await_ready()
+        self.job = job
+        self.started_at = time.monotonic()
+        self.conn.send(job)
+
+    def waitables(self) -> list:
+        return [self.conn, self.proc.sentinel] if self.proc is not None else []
+
+    def overdue(self) -> bool:
+        return self.job is not None and time.monotonic() - self.started_at > self.job.timeout_s
+
+    def collect(self, force_timeout: bool = False) -> JobResult | None:
+        """The finished job's result, or None while it is still running."""
+        job = self.job
+        if job is None:
+            return None
+        if force_timeout or self.overdue():
+            self.restart()
+            self.job = None
+            return JobResult(job.id, TIMEOUT, message=f"no answer within {job.timeout_s:g} s")
+        try:
+            if self.conn.poll():
+                result = self.conn.recv()
+                self.job = None
+                self.jobs_done += 1
+                if self.jobs_done >= self.settings.recycle_every:
+                    self.restart()
+                return result
+        except (EOFError, OSError):
+            pass
+        if not self.proc.is_alive():
+            code = self.proc.exitcode
+            self.restart()
+            self.job = None
+            return JobResult(job.id, DIED, message=f"worker died with exit code {code}", exitcode=code)
+        return None
+
+    def run(self, job: Job) -> JobResult:
+        """Submit and wait: the synchronous form used by the minimiser and replay."""
+        from multiprocessing.connection import wait
+        self.submit(job)
+        while True:
+            remaining = job.timeout_s - (time.monotonic() - self.started_at)
+            wait(self.waitables(), timeout=max(0.05, min(remaining, 1.0)))
+            result = self.collect()
+            if result is not None:
+                return result

@@ -125,6 +125,3 @@ def main(argv: list[str] | None = None) -> int:
         print("fuzzcomp: interrupted", file=sys.stderr)
         return 130
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The fp64 rule, both ways, on hand-made values."""
+from __future__ import annotations
+
+import torch
+
+from fuzzcomp.oracles.fp64rule import compare
+
+
+def _f32(seed=0, n=64):
+    g = torch.Generator().manual_seed(seed)
+    return torch.rand(n, generator=g, dtype=torch.float64) * 4 - 2
+
+
+def test_identical_is_ok():
+    x = _f32().float()
+    assert compare(x, x.clone(), x.double(), x.clone())[0] == "ok"
+
+
+def test_perturbed_result_is_a_mismatch():
+    ref = _f32()
+    eager = ref.float()
+    compiled = eager * 1.001
+    status, reason = compare(eager, eager.clone(), ref, compiled)
+    assert status == "mismatch" and "rmse" in reason
+
+
+def test_half_precision_closer_to_fp64_than_eager_passes():
+    # Inductor keeps fp16 intermediates in fp32: its answer can be closer to fp64 than eager's.
+    a, b = _f32(1).half(), _f32(2).half()
+    ref = (a.double() * b.double()).exp()
+    eager = (a * b).exp()                        # rounded twice in fp16
+    compiled = (a.float() * b.float()).exp().half()  # rounded once
+    assert compare(eager, eager.clone(), ref, compiled)[0] == "ok"
+
+
+def test_one_ulp_on_tiny_tensor_is_within_the_floor():
+    ref = torch.tensor([1.0 / 3.0], dtype=torch.float64)
+    eager = ref.float()
+    compiled = torch.nextafter(eager, torch.tensor([2.0]))
+    assert compare(eager, eager.clone(), ref, compiled)[0] == "ok"
+
+
+def test_nondeterministic_eager_is_skipped():
+    x = _f32().float()
+    assert compare(x, x + 1, x.double(), x * 5)[0] == "skip"
+
+
+def test_compiled_nan_where_eager_finite_is_a_mismatch():
+    x = _f32().float()
+    bad = x.clone()
+    bad[3] = float("nan")
+    status, reason = compare(x, x.clone(), x.double(), bad)
+    assert status == "mismatch" and "non-finite" in reason
+
+
+def test_eager_overflow_compiled_finite_is_ok():
+    x = _f32().float()
+    eager = x.clone()
+    eager[0] = float("inf")
+    assert compare(eager, eager.clone(), x.double(), x.clone())[0] == "ok"
+
+
+def test_int_mismatch_exact_and_boundary():
+    e = torch.tensor([1, 2, 3])
+    c = torch.tensor([1, 2, 4])
+    assert compare(e, e.clone(), e.clone(), c)[0] == "mismatch"
+    # the fp64 run lands on the other side of the rounding boundary: not evidence
+    ref = torch.tensor([1, 2, 4])
+    assert compare(e, e.clone(), ref, c)[0] == "skip"
+    # a perturbed eager run flips the same element: a tie/boundary, not a bug
+    assert compare(e, e.clone(), e.clone(), c, [torch.tensor([1, 2, 4])])[0] == "skip"
+
+
+def test_ill_conditioned_float_is_screened_by_perturbation():
+    ref = _f32()
+    eager = ref.float()
+    compiled = eager + 0.01
+    assert compare(eager, eager.clone(), ref, compiled)[0] == "mismatch"
+    # a perturbed eager run moves just as far: the computation is ill-conditioned
+    assert compare(eager, eager.clone(), ref, compiled, [eager - 0.01])[0] == "skip"
+
+
+def test_shape_and_dtype_mismatch():
+    x = torch.zeros(3)
+    assert compare(x, x.clone(), x.double(), torch.zeros(4))[0] == "mismatch"
+    assert compare(x, x.clone(), x.double(), torch.zeros(3, dtype=torch.float64))[0] == "mismatch"

@@ -109,6 +109,7 @@ class Campaign:
         self._minimiser: dict | None = None  # {"thread", "worker", "fid", "t0", "result"}
         self.minimise_s = 0.0
         self.t_start = time.monotonic()
+        self.workers: list[Worker] = []
 
     # ---- setup -----------------------------------------------------------------
     def _open_store(self) -> None:
@@ -285,7 +286,7 @@ class Campaign:
         end = self.t_start + self.cfg.seconds if self.cfg.seconds else None
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
                                   log_path=str(self.store.root / "workers.log"))
-        workers = [Worker(i, settings) for i in range(self.cfg.jobs)]
+        workers = self.workers = [Worker(i, settings) for i in range(self.cfg.jobs)]
         old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         failure = None
         try:

@@ -296,7 +296,8 @@ class Campaign:
         except (CampaignError, WorkerStartError) as e:
             failure = str(e)
         except OSError as e:
-            failure = f"a disk write failed in {self.cfg.out}: {e.strerror or e} ({getattr(e, 'filename', '') or ''})"
+            where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+            failure = f"a disk write failed in {self.cfg.out}: {e.strerror or e}{where}"
         finally:
             self._stopping.set()
             self._end_minimiser(workers, wait_s=STOP_JOIN_S)
@@ -330,7 +331,7 @@ class Campaign:
             return False
         if end is not None and time.monotonic() >= end:
             return False
-        in_flight = sum(1 for job, _ in self._jobs.values() if job.kind == CHECK)
+        in_flight = len(self._jobs)  # one per case: a check, or the eager-only re-run of a crash
         return self.cfg.cases is None or self.counts["cases"] + in_flight < self.cfg.cases
 
     def _loop(self, workers, end) -> None:

@@ -30,10 +30,10 @@ def _e(x) -> str:
 def _nice_max(v: float) -> float:
     if v <= 0:
         return 1.0
-    for m in (1, 2, 2.5, 5, 10):
-        for scale in (10 ** k for k in range(-3, 9)):
-            if m * scale >= v:
-                return m * scale
+    for k in range(-3, 12):
+        for m in (1, 2, 2.5, 5):
+            if m * 10.0 ** k >= v:
+                return m * 10.0 ** k
     return v
 
 
@@ -145,7 +145,7 @@ def _cumulative(ts: list[float]) -> list[tuple[float, float]]:
 def render_html(store: Store, s: dict) -> str:
     tl = timeline(store)
     span_min = max(s.get("wall_s", 0) / 60, max(tl["cases"] + tl["findings"] + [0]), 1e-3)
-    bins = min(40, max(1, int(span_min)))
+    bins = min(40, max(6, int(span_min)))
     bin_min = span_min / bins
     per_bin = [0.0] * bins
     for x in tl["cases"]:
@@ -184,6 +184,8 @@ def render_html(store: Store, s: dict) -> str:
             ("findings", s.get("findings")), ("buckets", len(s.get("buckets", {}))),
             ("outside compile+execute", f"{s['overhead_share']:.1%}" if s.get("overhead_share") is not None
              else "-"),
+            ("outside torch within cases", f"{s['job_overhead_share']:.1%}"
+             if s.get("job_overhead_share") is not None else "-"),
             ("oom / dropped / harness errors",
              f"{s.get('oom', 0)} / {s.get('dropped', 0)} / {s.get('harness_errors', 0)}"),
             ("backend", cfg.get("backend")), ("jobs", cfg.get("jobs")), ("seed", cfg.get("seed")),

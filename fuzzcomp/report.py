@@ -26,6 +26,7 @@ def summarise(store: Store) -> dict:
     active = 0.0               # seconds the campaign ran, summed over sessions (resume gaps left out)
     session_t0 = last_t = None
     seen_index: set = set()
+    job_s = in_jobs = 0.0      # worker wall time of the cases, and the part of it inside torch
     for ev in store.events():
         t = ev.get("t")
         kind = ev.get("event")
@@ -50,6 +51,8 @@ def summarise(store: Store) -> dict:
                 if k != "job":
                     phase[k] += v
             if "job" in timings:
+                job_s += timings["job"]
+                in_jobs += sum(timings.get(k, 0.0) for k in EXECUTE_PHASES)
                 phase["worker other (judge, IPC)"] += max(0.0, timings["job"] - sum(
                     timings.get(k, 0.0) for k in EXECUTE_PHASES))
         elif kind == "minimized":
@@ -90,6 +93,7 @@ def summarise(store: Store) -> dict:
     in_torch = sum(phase.get(k, 0.0) for k in EXECUTE_PHASES)
     overhead = round(1 - in_torch / worker_s, 3) if worker_s > 0 and cases else None
     return {"oom": oom, "dropped": dropped, "overhead_share": overhead, "jobs": jobs,
+            "job_overhead_share": round(1 - in_jobs / job_s, 3) if job_s > 0 else None,
             "out": str(store.root), "config": meta.get("config", {}), "versions": meta.get("versions", {}),
             "cases": cases, "valid": valid, "valid_rate": (valid / cases) if cases else 0.0,
             "harness_errors": harness, "wall_s": round(wall, 1),
@@ -107,6 +111,7 @@ def render_text(s: dict) -> str:
              "  time by phase (s): " + ", ".join(f"{k} {v}" for k, v in s["phase_s"].items()),
              f"  worker time outside torch compile+execute: "
              f"{'-' if s.get('overhead_share') is None else format(s['overhead_share'], '.1%')}"
+             f" (within cases: {'-' if s.get('job_overhead_share') is None else format(s['job_overhead_share'], '.1%')})"
              f"  oom {s.get('oom', 0)}  dropped {s.get('dropped', 0)}",
              f"  findings {s['findings']} in {len(s['buckets'])} buckets"]
     for slug, b in s["buckets"].items():
@@ -135,7 +140,7 @@ def render_markdown(s: dict) -> str:
 
 - cases: {s['cases']}, valid: {s['valid']} ({s['valid_rate']:.1%}), harness errors: {s['harness_errors']}
 - wall time: {s['wall_s']} s, {s['cases_per_min']} cases/min, {s.get('jobs', 1)} workers
-- worker time outside torch compile+execute: {'-' if s.get('overhead_share') is None else format(s['overhead_share'], '.1%')}
+- worker time outside torch compile+execute: {'-' if s.get('overhead_share') is None else format(s['overhead_share'], '.1%')} of all generating worker time (start-up and idle included); {'-' if s.get('job_overhead_share') is None else format(s['job_overhead_share'], '.1%')} within cases (judge, IPC)
 - out of memory: {s.get('oom', 0)}, dropped at stop (re-run on resume): {s.get('dropped', 0)}
 - stopped: {s.get('stop_reason') or 'not stopped (running, or the campaign process died)'}
 - HTML report: [report.html](report.html), event log: [events.jsonl](events.jsonl)

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from multiprocessing.connection import wait
@@ -284,8 +286,9 @@ class Campaign:
         self._open_store()
         self.t_start = time.monotonic()
         end = self.t_start + self.cfg.seconds if self.cfg.seconds else None
+        cache_dir = tempfile.mkdtemp(prefix="fuzzcomp-cache-")  # see worker.py: "Caches"
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
-                                  log_path=str(self.store.root / "workers.log"))
+                                  log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir)
         workers = self.workers = [Worker(i, settings) for i in range(self.cfg.jobs)]
         old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         failure = None
@@ -305,6 +308,7 @@ class Campaign:
                 w.stop()
             for s, h in old_handlers.items():
                 signal.signal(s, h)
+            shutil.rmtree(cache_dir, ignore_errors=True)
         summary = self._finish(failure)
         if failure:
             saved = self.counts["findings"]
@@ -362,6 +366,8 @@ class Campaign:
                 wait(waitables, timeout=0.5)
             else:
                 time.sleep(0.2)
+            if self.stop_reason:  # results after a stop may be the signal's own damage: dropped
+                continue
             for w in busy:
                 result = w.collect()
                 if result is not None:

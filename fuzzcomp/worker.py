@@ -16,12 +16,17 @@ cap of 4096 MB leaves 5x headroom; CUDA reserves huge virtual ranges, so the
 cap is off there. An allocation refused by the cap raises inside torch; the
 campaign logs such cases as ``oom`` events, never as findings.
 
-Caches: each worker process gets its own fresh ``TORCHINDUCTOR_CACHE_DIR``
-(deleted when the process ends) with Inductor's FX-graph cache and
-AOTAutograd's cache switched off. A fuzzer wants every case compiled for real:
-a cache hit skips lowering and codegen, so a re-run (minimisation probe,
-resume, replay) could be served from disk and hide a codegen crash, and a
-shared cache grows without bound over a long campaign.
+Caches: workers run with Inductor's FX-graph cache and AOTAutograd's cache
+switched off, and with ``TORCHINDUCTOR_CACHE_DIR`` pointing to a folder of
+their own: ``settings.cache_dir`` (the campaign makes one per campaign, shared
+by its workers and deleted at its end) or, without it, a fresh folder per
+worker process, deleted when the process ends. A fuzzer wants every case
+compiled for real: an FX-graph cache hit skips lowering and codegen, so a
+re-run (minimisation probe, resume, replay) could be served from disk and hide
+a codegen crash; and the user's shared cache would grow without bound over a
+long campaign. What stays cached is the C++ compiler's output keyed by the
+kernel source (a failed compile is never cached, so it fails again), which
+spares each restarted worker the first-compile cost (~20 s on a loaded box).
 """
 from __future__ import annotations
 
@@ -52,6 +57,7 @@ class WorkerSettings:
     log_path: str | None = None  # the worker's stdout/stderr go here
     recycle_every: int = 200
     private_cache: bool = True   # own TORCHINDUCTOR_CACHE_DIR, FX-graph/AOT caches off
+    cache_dir: str | None = None  # shared by the campaign's workers; None = one per process
 
 
 def _setup_cache(cache_dir: str | None) -> None:
@@ -76,6 +82,10 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
         os.dup2(fd, 2)
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the campaign's to handle, not ours
+    try:  # own session: a terminal's Ctrl-C must not reach the C++ compiler we spawn (a false crash)
+        os.setsid()
+    except OSError:
+        pass
     import warnings
     warnings.filterwarnings("ignore")
     _limit_memory(settings.memory_mb)
@@ -126,9 +136,12 @@ class Worker:
     def start(self) -> None:
         parent, child = self._ctx.Pipe()
         self._drop_cache()
+        cache = None
         if self.settings.private_cache:
-            self.cache_dir = tempfile.mkdtemp(prefix=f"fuzzcomp-w{self.index}-")
-        self.proc = self._ctx.Process(target=worker_main, args=(child, self.settings, self.cache_dir),
+            cache = self.settings.cache_dir
+            if cache is None:
+                cache = self.cache_dir = tempfile.mkdtemp(prefix=f"fuzzcomp-w{self.index}-")
+        self.proc = self._ctx.Process(target=worker_main, args=(child, self.settings, cache),
                                       name=f"fuzzcomp-worker-{self.index}", daemon=True)
         self.proc.start()
         child.close()

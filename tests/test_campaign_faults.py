@@ -64,6 +64,7 @@ def test_aborting_compile_is_a_segfault_finding(tmp_path):
     assert (tmp_path / "c" / "report.html").exists()
 
 
+@pytest.mark.slow
 def test_hanging_compile_is_a_hang_finding(tmp_path):
     t0 = time.monotonic()
     s = Campaign(cfg(tmp_path / "c", backend="fuzzcomp.planted:hang", cases=1, case_timeout_s=2.0)).run()
@@ -109,6 +110,7 @@ def test_out_of_memory_is_an_event_not_a_finding(tmp_path):
     assert len(ooms) == 2 and "allocate" in ooms[0]["detail"]
 
 
+@pytest.mark.slow
 def test_failed_event_write_stops_with_a_clear_message(tmp_path, monkeypatch):
     out = tmp_path / "c"
     real = Store.event
@@ -161,8 +163,19 @@ def test_cli_reports_a_disk_failure_in_one_line(tmp_path, monkeypatch, capsys):
 
 @pytest.fixture(scope="module")
 def small_campaign(tmp_path_factory):
+    """A folder as ``Campaign(cfg(out, cases=4)).run()`` leaves it, written without workers."""
+    from fuzzcomp.campaign import case_features, case_seed
+    from fuzzcomp.generators import generate
+    from fuzzcomp.generators.ir import op_names
     out = tmp_path_factory.mktemp("camp") / "c"
-    Campaign(cfg(out, cases=4)).run()
+    store = Store(out)
+    store.create({"config": cfg(out, cases=4).to_json(), "versions": {}})
+    store.event("start")
+    for i in range(4):
+        case = generate(case_seed(0, i))
+        store.event("case", index=i, seed=case.seed, valid=True, status="done", timings={},
+                    ops=op_names(case.program), features=case_features(case))
+    store.event("stop", reason="budget spent")
     return out
 
 
@@ -265,3 +278,47 @@ def test_sigterm_saves_reports_and_resumes_without_duplicates(tmp_path):
                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert rc.returncode == 0, rc.stderr
     assert sorted(case_indices(out)) == list(range(target))
+
+
+# ---- time budget, recycling, cache hygiene ----------------------------------------------------
+
+@pytest.mark.slow
+def test_time_budget_is_kept_even_with_a_hung_case(tmp_path):
+    """A case that would hang for 10 minutes is dropped 30 s after the deadline, and logged."""
+    t0 = time.monotonic()
+    s = Campaign(cfg(tmp_path / "c", backend="fuzzcomp.planted:hang", cases=None, seconds=10.0,
+                     case_timeout_s=600.0)).run()
+    assert time.monotonic() - t0 < 10 + 60
+    assert s["dropped"] == 1 and s["stop_reason"] == "budget spent"
+    (dropped,) = [e for e in events(tmp_path / "c") if e["event"] == "dropped"]
+    assert dropped["index"] == 0 and dropped["reason"] == "time budget spent"
+
+
+@pytest.mark.slow
+def test_workers_are_recycled_every_k_cases(tmp_path):
+    c = Campaign(cfg(tmp_path / "c", cases=5, recycle_every=2))
+    s = c.run()
+    assert s["cases"] == 5 and c.workers[0].restarts == 2
+
+
+def test_worker_gets_a_private_cache_dir_that_is_removed(tmp_path):
+    from fuzzcomp.worker import CACHE_ENV, Worker, WorkerSettings, _setup_cache
+    w = Worker(0, WorkerSettings())
+    w.start()
+    try:
+        first = w.cache_dir
+        assert first and Path(first).is_dir()
+        w.restart()
+        assert w.cache_dir != first and not Path(first).exists()
+    finally:
+        second = w.cache_dir
+        w.stop()
+    assert w.cache_dir is None and not Path(second).exists()
+    env = dict(os.environ)
+    try:
+        _setup_cache(str(tmp_path))
+        assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == str(tmp_path)
+        assert all(os.environ[k] == v for k, v in CACHE_ENV.items())
+    finally:
+        os.environ.clear()
+        os.environ.update(env)

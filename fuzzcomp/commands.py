@@ -31,6 +31,11 @@ def run_config(args):
     if resume_dir and args.out and Path(args.out) != Path(resume_dir):
         raise UsageError(f"--resume {resume_dir} and --out {args.out} name different folders")
 
+    if args.resume is True and not (args.out or fileset.get("out")):
+        raise UsageError("--resume needs the campaign folder: --resume DIR")
+    if resume_dir and not (Path(resume_dir) / "campaign.json").exists():
+        raise UsageError(f"--resume {resume_dir}: not a fuzzcomp campaign folder (no campaign.json)")
+
     def pick(flag, key, default=None):
         return flag if flag is not None else fileset.get(key, default)
 

@@ -76,6 +76,8 @@ def summarise(store: Store) -> dict:
         b["first_seen"] = min(x for x in (b.get("first_seen"), f.get("found_at")) if x is not None) \
             if f.get("found_at") or b.get("first_seen") else None
         status_path = store.path(fid, "status.json")
+        if not status_path.exists():
+            b.setdefault("unminimised", []).append(fid)
         if status_path.exists():
             try:
                 st = json.loads(status_path.read_text())
@@ -122,6 +124,10 @@ def render_text(s: dict) -> str:
             lines.append(f"      repro: {s['out']}/{b['repro']}")
         if b.get("detail"):
             lines.append(f"      {b['detail'][:160]}")
+    waiting = [b["findings"][0] for b in s["buckets"].values() if b.get("repro") is None]
+    if waiting:
+        lines.append(f"  {len(waiting)} buckets have no minimised repro yet; for each, e.g.:")
+        lines.append(f"      fuzzcomp minimize {s['out']}/findings/{waiting[0]}")
     if s.get("stop_reason"):
         lines.append(f"  stopped: {s['stop_reason']}")
     return "\n".join(lines)

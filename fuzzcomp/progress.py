@@ -27,6 +27,7 @@ class Progress:
         self.by_stage: dict = {}
         self.buckets = 0
         self.minimising: str | None = None
+        self.base = 0   # cases done before this session (resume): not part of this session's rate
         self.phase = "generating"
         self._last_plain = 0.0
         self.live = Live(Text(""), console=self.console, refresh_per_second=2, transient=True) \
@@ -45,7 +46,7 @@ class Progress:
         el = time.monotonic() - self.start
         c = self.counts
         n = c.get("cases", 0)
-        rate = n / el * 60 if el > 0 else 0.0
+        rate = (n - self.base) / el * 60 if el > 0 else 0.0
         left = f"  left {max(0, self.budget_s - el) / 60:.1f} min" if self.budget_s else ""
         valid = c.get("valid", 0) / n if n else 0.0
         sym = ", ".join(f"{k} {v}" for k, v in sorted(self.by_symptom.items())) or "none"
@@ -87,6 +88,7 @@ class Progress:
                                    f"{info.get('minimize_s', 0)} s; repro exit {info.get('repro_exit')}"
                                    f"  {said[:100]}")
         elif event == "resume":
+            self.base = kw["done"]
             if not self.quiet:
                 self.console.print(f"resuming: {kw['done']} cases done, {kw['rerun']} to re-run, "
                                    f"{kw['findings']} findings kept")

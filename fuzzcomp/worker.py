@@ -18,17 +18,17 @@ campaign logs such cases as ``oom`` events, never as findings.
 
 Caches: workers run with Inductor's FX-graph cache and AOTAutograd's cache
 switched off, and with ``TORCHINDUCTOR_CACHE_DIR`` pointing to a folder of
-their own: ``settings.cache_dir`` (the campaign passes
-``campaign.inductor_cache_dir()``, shared by campaigns and size-capped) or,
+their own: ``settings.cache_dir`` (the campaign passes one fresh folder per
+campaign, shared by its workers: see ``campaign.inductor_cache_dir``) or,
 without it, a fresh folder per worker process, deleted when the process ends. A fuzzer wants every case
 compiled for real: an FX-graph cache hit skips lowering and codegen, so a
 re-run (minimisation probe, resume, replay) could be served from disk and hide
 a codegen crash; and the user's shared cache would grow without bound over a
 long campaign. What stays cached is the C++ compiler's output keyed by the
 kernel source (a failed compile is never cached, so it fails again), which
-spares each new worker Inductor's CPU-capability probe compile (measured: the
-first case of a worker in an empty cache took 121-145 s on a loaded 2-core
-box, the next ones 11-14 s).
+spares each restarted worker Inductor's CPU-capability probe compile (the
+first case in an empty cache took 121-145 s on a loaded 2-core box, the next
+ones 11-14 s).
 """
 from __future__ import annotations
 

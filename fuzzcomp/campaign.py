@@ -425,6 +425,7 @@ class Campaign:
 
         m["thread"] = threading.Thread(target=body, name=f"fuzzcomp-minimise-{fid}", daemon=True)
         self._minimiser = m
+        self.store.event("minimize-start", id=fid, worker=w.index, budget_s=round(budget, 1))
         self.progress("minimising", fid=fid)
         m["thread"].start()
 

@@ -1,23 +1,45 @@
-"""The campaign loop: generate, run in isolated workers, record, then minimise.
+"""The campaign loop: generate, run in isolated workers, record, minimise alongside.
 
 Contract: ``run_campaign(cfg, progress)`` runs until the time or case budget is
 spent or a stop signal (Ctrl-C, SIGTERM) arrives, and always ends by stopping
-its workers and writing the summary. Each finding is written to disk the
-moment its result arrives, before triage goes any further. A worker that dies
-or hangs is restarted; its case is re-run eager-only on the fresh worker to
-tell a compiler crash (a finding) from a program that crashes anyway.
-``--resume`` continues a campaign folder without repeating or losing cases.
+its workers and writing the summary and the HTML report.
+
+- Write-ahead: each finding is on disk (``findings/<id>/finding.json``) before
+  its ``case`` event is logged and before anything else happens to it.
+- Isolation: a worker that dies or hangs is restarted; its case is re-run
+  eager-only to tell a compiler crash (a finding) from a program that crashes
+  anyway. A case that runs out of memory under the worker's cap is an ``oom``
+  event, never a finding.
+- Minimisation is interleaved: while the worker time spent minimising is below
+  ``minimize_share`` of all worker time, one worker leaves the pool to minimise
+  the next queued finding (first findings of new buckets first) and comes back.
+  Generation never stops for it when ``jobs > 1``.
+- Time: no case starts after the deadline; cases still running get a grace of
+  ``min(30 s, case timeout)``, then are dropped (logged, re-run on resume); a
+  running minimisation is cancelled and keeps what it reduced so far.
+- Stop: the first SIGINT/SIGTERM stops generation, drops cases in flight,
+  saves, reports and returns (the CLI then exits 130); a second one interrupts.
+- Resume: ``resume=True`` continues the folder: every case index not yet
+  logged (dropped, or after the last) is run, none twice; findings without a
+  ``status.json`` are queued for minimisation again.
+- A failed disk write ends the campaign with ``CampaignError`` naming what
+  could not be saved (the seed of an unsaved finding, so it can be replayed).
 """
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
+import tempfile
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import wait
 from pathlib import Path
 
 from fuzzcomp.generators import GENERATOR_VERSION, generate
+from fuzzcomp.generators.build import GenConfig
+from fuzzcomp.generators.ir import Assign, If, Mutate, op_names, walk
 from fuzzcomp.oracles import primary
 
 from . import __version__
@@ -25,52 +47,96 @@ from .config import RunConfig
 from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job
 from .oracles_glue import crash_verdict
 from .pipeline import finish_finding
-from .report import write_summary
 from .repro import versions
 from .store import Store, StoreError
 from .triage import bucket_of
-from .worker import Worker, WorkerSettings
+from .worker import Worker, WorkerSettings, WorkerStartError
+
+#: Messages by which torch or Python report an allocation refused by the memory cap.
+OOM_PATTERN = re.compile(r"can't allocate memory|not enough memory|out of memory|MemoryError|"
+                         r"std::bad_alloc|Cannot allocate memory", re.I)
+GRACE_S = 30.0          # the most a case may run past the deadline before it is dropped
+STOP_JOIN_S = 25.0      # the most we wait for a cancelled minimisation to save its work
+
+
+class CampaignError(RuntimeError):
+    """The campaign could not go on (a failed disk write); the message says what was saved."""
 
 
 def case_seed(base: int, index: int) -> int:
     return (base * 1_000_003 + index) % (2 ** 31)
 
 
+def case_features(case) -> list[str]:
+    """Coarse features of a case for the coverage plot (cheap; computed in the parent)."""
+    prog = case.program
+    stmts = list(walk(prog.body))
+    feats = {f"dtype:{i.type.dtype}" for i in prog.inputs} | {f"layout:{i.layout}" for i in prog.inputs}
+    feats.add(f"dynamic:{case.compile.dynamic}")
+    feats.add(f"calls:{len(case.calls)}")
+    if any(isinstance(s, If) for s in stmts):
+        feats.add("control-flow:if")
+    if any(isinstance(s, Mutate) for s in stmts):
+        feats.add("in-place")
+    if any(i.requires_grad for i in prog.inputs):
+        feats.add("requires-grad")
+    feats.add(f"stmts:{min(sum(isinstance(s, (Assign, Mutate)) for s in stmts), 10)}")
+    return sorted(feats)
+
+
+def inductor_cache_dir() -> tuple[str, bool]:
+    """The campaign's TORCHINDUCTOR_CACHE_DIR and whether to delete it at the end.
+
+    Default: a fresh temporary folder per campaign, shared by its workers and
+    deleted at its end. Only compiled kernels (keyed by their C++ source) and
+    Inductor's one-off CPU-capability probes land there: the FX-graph and
+    AOTAutograd caches are off in workers. A fresh folder costs each campaign
+    the probes' first compile once (measured: 121-145 s for the first case on
+    a loaded 2-core box, 11-14 s for the next); in exchange no entry damaged by
+    an earlier crash (a truncated .so gave a false "file too short" compile
+    crash when reused) can outlive its campaign. $FUZZCOMP_INDUCTOR_CACHE names
+    a folder to keep and reuse instead, at that risk.
+    """
+    keep = os.environ.get("FUZZCOMP_INDUCTOR_CACHE")
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        return keep, False
+    return tempfile.mkdtemp(prefix="fuzzcomp-inductor-"), True
+
+
+def _is_oom(text: str) -> bool:
+    return bool(OOM_PATTERN.search(text or ""))
+
+
 class Campaign:
     def __init__(self, cfg: RunConfig, progress=None, resume: bool = False):
         self.cfg = cfg
+        self.gen_config = GenConfig(**cfg.generator)
         self.store = Store(Path(cfg.out))
         self.progress = progress or (lambda *a, **k: None)
         self.resume = resume
         self.stop_reason: str | None = None
         self.next_index = 0
-        self.done_seeds: set[int] = set()
+        self.pending: list[int] = []   # indices to run before next_index (resume)
+        self.done: set[int] = set()
         self.buckets: dict = {}        # BucketKey -> [finding ids]
-        self.counts = {"cases": 0, "valid": 0, "findings": 0, "harness_errors": 0}
-        self._jobs: dict[int, Job] = {}
+        self.counts = {"cases": 0, "valid": 0, "findings": 0, "harness_errors": 0, "oom": 0}
+        self.queue: list[tuple[int, int, str]] = []  # (rank in bucket, arrival, finding id)
+        self._arrivals = 0
+        self._jobs: dict[int, tuple[Job, int]] = {}
         self._job_ids = 0
         self._attribution: dict[int, tuple[str, str]] = {}
+        self._t_case: dict[int, tuple[float, float]] = {}  # index -> (generate s, submitted at)
+        self._stopping = threading.Event()
+        self._minimiser: dict | None = None  # {"thread", "worker", "fid", "t0", "result"}
+        self.minimise_s = 0.0
+        self.t_start = time.monotonic()
+        self.workers: list[Worker] = []
 
     # ---- setup -----------------------------------------------------------------
     def _open_store(self) -> None:
         if self.resume:
-            meta = self.store.meta()
-            old = RunConfig.from_json(meta.get("config", {}))
-            if old.seed != self.cfg.seed or old.backend != self.cfg.backend:
-                raise StoreError(f"--resume: {self.cfg.out} was started with seed {old.seed} and backend "
-                                 f"{old.backend!r}; pass the same values")
-            for ev in self.store.events():
-                if ev.get("event") == "case" and "index" in ev:
-                    self.next_index = max(self.next_index, ev["index"] + 1)
-                    self.done_seeds.add(ev.get("seed"))
-                    self.counts["cases"] += 1
-                    self.counts["valid"] += bool(ev.get("valid"))
-            for fid in self.store.finding_ids():
-                f = self.store.finding(fid)
-                self.buckets.setdefault(f["bucket_obj"], []).append(fid)
-                self.done_seeds.add(f["case_obj"].seed)
-                self.counts["findings"] += 1
-            self.store.event("resume", next_index=self.next_index)
+            self._load_previous()
         else:
             if (self.store.root / "campaign.json").exists():
                 raise StoreError(f"{self.cfg.out} already holds a campaign: pass --resume to continue it, "
@@ -80,16 +146,62 @@ class Campaign:
                                "fuzzcomp": __version__})
             self.store.event("start", config=self.cfg.to_json())
 
-    def _next_case(self):
-        while True:
-            index = self.next_index
-            self.next_index += 1
-            seed = case_seed(self.cfg.seed, index)
-            if seed in self.done_seeds:
+    def _load_previous(self) -> None:
+        meta = self.store.meta()
+        old = RunConfig.from_json(meta.get("config", {}))
+        for name in ("seed", "backend", "device", "mode", "generator"):
+            if getattr(old, name) != getattr(self.cfg, name):
+                raise StoreError(f"--resume: {self.cfg.out} was started with {name} {getattr(old, name)!r}, "
+                                 f"not {getattr(self.cfg, name)!r}; pass the same value")
+        if meta.get("generator_version") not in (None, GENERATOR_VERSION):
+            raise StoreError(f"--resume: {self.cfg.out} was made by generator {meta['generator_version']}, "
+                             f"this is {GENERATOR_VERSION}; start a new campaign")
+        torn = self.store.repair_log()
+        for ev in self.store.events():
+            if ev.get("event") == "case" and isinstance(ev.get("index"), int):
+                if ev["index"] in self.done:
+                    continue
+                self.done.add(ev["index"])
+                self.counts["cases"] += 1
+                self.counts["valid"] += bool(ev.get("valid"))
+                self.counts["oom"] += ev.get("status") == "oom"
+        unreadable = []
+        for fid in self.store.finding_ids():
+            try:
+                f = self.store.finding(fid)
+            except StoreError as e:
+                unreadable.append(fid)
+                self.progress("warning", message=str(e))
                 continue
-            case = generate(seed).with_compile(backend=self.cfg.backend, device=self.cfg.device,
-                                               mode=self.cfg.mode)
-            return index, case
+            key = f["bucket_obj"]
+            rank = len(self.buckets.setdefault(key, []))
+            self.buckets[key].append(fid)
+            self.counts["findings"] += 1
+            m = re.fullmatch(r"case (\d+)", str(f.get("origin", "")))
+            if m and int(m.group(1)) not in self.done:  # finding saved, case event lost: recover it
+                index = int(m.group(1))
+                self.done.add(index)
+                self.counts["cases"] += 1
+                self.counts["valid"] += 1
+                self.store.event("case", index=index, seed=f["case_obj"].seed, valid=True,
+                                 status="recovered", timings={})
+            if not self.store.path(fid, "status.json").exists():
+                self._enqueue(fid, rank)
+        self.next_index = max(self.done, default=-1) + 1
+        self.pending = sorted(set(range(self.next_index)) - self.done)
+        self.store.event("resume", next_index=self.next_index, rerun=len(self.pending),
+                         torn_lines=torn, unreadable_findings=unreadable, queued=len(self.queue))
+        self.progress("resume", done=len(self.done), rerun=len(self.pending), findings=self.counts["findings"])
+
+    def _next_case(self):
+        index = self.pending.pop(0) if self.pending else self._take_index()
+        case = generate(case_seed(self.cfg.seed, index), self.gen_config)
+        case = case.with_compile(backend=self.cfg.backend, device=self.cfg.device, mode=self.cfg.mode)
+        return index, case
+
+    def _take_index(self) -> int:
+        self.next_index += 1
+        return self.next_index - 1
 
     def _job(self, kind: str, case, index: int) -> Job:
         self._job_ids += 1
@@ -100,136 +212,256 @@ class Campaign:
     # ---- results ------------------------------------------------------------------
     def _record(self, case, verdicts, index: int) -> None:
         key = bucket_of(primary(verdicts))
-        fid = self.store.record_finding(case, verdicts, key, origin=f"case {index}")  # write-ahead
+        try:
+            fid = self.store.record_finding(case, verdicts, key, origin=f"case {index}")  # write-ahead
+        except OSError as e:
+            raise CampaignError(f"could not save the finding of case {index} (seed {case.seed}; "
+                                f"`fuzzcomp replay {case.seed} --backend {self.cfg.backend}` shows it "
+                                f"again): {e.strerror or e}") from None
         self.counts["findings"] += 1
         new = key not in self.buckets
-        self.buckets.setdefault(key, []).append(fid)
+        rank = len(self.buckets.setdefault(key, []))
+        self.buckets[key].append(fid)
         self.store.event("finding", id=fid, bucket=key.slug(), symptom=key.symptom, stage=key.stage,
-                         seed=case.seed, new_bucket=new)
+                         signature=key.signature, seed=case.seed, index=index, new_bucket=new)
+        self._enqueue(fid, rank)
         self.progress("finding", key=key, fid=fid, new=new)
+
+    def _enqueue(self, fid: str, rank: int) -> None:
+        if rank < self.cfg.max_minimize_per_bucket:
+            self._arrivals += 1
+            self.queue.append((rank, self._arrivals, fid))
+            self.queue.sort()
 
     def _handle(self, worker: Worker, result) -> None:
         job, index = self._jobs.pop(result.job_id)
         if job.kind == EAGER_ONLY:
             status, message = self._attribution.pop(job.id)
             valid = result.status == DONE and result.valid
-            self._case_done(job.case, index, valid, status, {})
             if valid:
                 self._record(job.case, [crash_verdict(status, message)], index)
+            self._case_done(job.case, index, valid, status, result.timings)
             return
         if result.status in (DIED, TIMEOUT):
             follow = self._job(EAGER_ONLY, job.case, index)
             self._attribution[follow.id] = (result.status, result.message)
+            self.store.event("worker-restart", worker=worker.index, reason=result.status,
+                             message=result.message, index=index)
             worker.submit(follow)
+            return
+        oom = (result.status == HARNESS_ERROR and _is_oom(result.message)) or \
+            (result.status == DONE and any(_is_oom(v.detail) for v in result.verdicts))
+        if oom:
+            self.counts["oom"] += 1
+            detail = result.message or next(v.detail for v in result.verdicts if _is_oom(v.detail))
+            self.store.event("oom", index=index, seed=job.case.seed, memory_mb=self.cfg.memory_mb,
+                             detail=detail[:300])
+            worker.restart()
+            self._case_done(job.case, index, False, "oom", result.timings)
             return
         if result.status == HARNESS_ERROR:
             self.counts["harness_errors"] += 1
-            self.store.event("harness-error", seed=job.case.seed, message=result.message)
-        self._case_done(job.case, index, result.valid, result.status, result.timings)
+            self.store.event("harness-error", seed=job.case.seed, index=index, message=result.message)
         if result.status == DONE and result.verdicts:
             self._record(job.case, result.verdicts, index)
+        self._case_done(job.case, index, result.valid, result.status, result.timings)
 
     def _case_done(self, case, index, valid, status, timings) -> None:
+        timings = dict(timings or {})
+        if index in self._t_case:
+            gen_s, submitted = self._t_case.pop(index)
+            timings["generate"] = gen_s
+            timings["job"] = time.monotonic() - submitted  # worker wall time, as the parent saw it
+        self.done.add(index)
         self.counts["cases"] += 1
         self.counts["valid"] += bool(valid)
         self.store.event("case", index=index, seed=case.seed, valid=bool(valid), status=status,
-                         timings={k: round(v, 4) for k, v in timings.items()})
+                         timings={k: round(v, 4) for k, v in timings.items()},
+                         ops=op_names(case.program), features=case_features(case))
         self.progress("case", counts=self.counts)
 
-    # ---- the loop -----------------------------------------------------------------------
+    def _drop_in_flight(self, workers, why: str) -> None:
+        """Kill the cases still running; they are logged as dropped and re-run on resume."""
+        for w in workers:
+            if w.busy:
+                job, index = self._jobs.get(w.job.id, (w.job, None))
+                w.kill()
+                w.job = None
+                self.store.event("dropped", index=index, seed=job.case.seed, reason=why)
+        self._jobs.clear()
+        self._attribution.clear()
+        self._t_case.clear()
+
+    # ---- signals --------------------------------------------------------------------
     def _stop(self, signum, _frame) -> None:
         if self.stop_reason is None:
             self.stop_reason = f"signal {signal.Signals(signum).name}"
+            self._stopping.set()
             self.progress("stopping", reason=self.stop_reason)
+        else:
+            raise KeyboardInterrupt  # a second signal: stop waiting (everything saved is atomic)
 
+    # ---- the loop ---------------------------------------------------------------------
     def run(self) -> dict:
         self._open_store()
-        start = time.monotonic()
-        budget = self.cfg.seconds
-        share = self.cfg.minimize_share if self.cfg.minimize else 0.0
-        gen_deadline = start + budget * (1 - share) if budget else None
-        end = start + budget if budget else None
-        settings = WorkerSettings(memory_mb=self.cfg.memory_mb,
-                                  log_path=str(self.store.root / "workers.log"))
-        workers = [Worker(i, settings) for i in range(self.cfg.jobs)]
+        self.t_start = time.monotonic()
+        end = self.t_start + self.cfg.seconds if self.cfg.seconds else None
+        cache_dir, drop_cache = inductor_cache_dir()  # see worker.py: "Caches"
+        settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
+                                  log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir)
+        workers = self.workers = [Worker(i, settings) for i in range(self.cfg.jobs)]
         old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        failure = None
         try:
             for w in workers:
                 w.start()
-            self._generate(workers, gen_deadline)
-            self._minimise_all(workers, end)
+            self._loop(workers, end)
+        except (CampaignError, WorkerStartError) as e:
+            failure = str(e)
+        except OSError as e:
+            where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+            failure = f"a disk write failed in {self.cfg.out}: {e.strerror or e}{where}"
         finally:
+            self._stopping.set()
+            self._end_minimiser(workers, wait_s=STOP_JOIN_S)
             for w in workers:
                 w.stop()
             for s, h in old_handlers.items():
                 signal.signal(s, h)
-            self.store.event("stop", reason=self.stop_reason or "budget spent", counts=self.counts)
-            summary = write_summary(self.store)
+            if drop_cache:
+                shutil.rmtree(cache_dir, ignore_errors=True)
+        summary = self._finish(failure)
+        if failure:
+            saved = self.counts["findings"]
+            raise CampaignError(f"campaign stopped: {failure}. {saved} findings are saved in {self.cfg.out}; "
+                                f"fix the cause, then continue with --resume {self.cfg.out}")
         return summary
 
-    def _want_more(self, deadline) -> bool:
+    def _finish(self, failure: str | None) -> dict | None:
+        from .html_report import write_html
+        from .report import write_summary
+        reason = failure or self.stop_reason or "budget spent"
+        try:
+            self.store.event("stop", reason=reason, counts=self.counts, minimise_s=round(self.minimise_s, 1))
+            summary = write_summary(self.store)
+            write_html(self.store, summary)
+            return summary
+        except OSError as e:
+            if failure:
+                return None
+            raise CampaignError(f"could not write the summary in {self.cfg.out}: {e.strerror or e}") from None
+
+    def _want_more(self, end) -> bool:
         if self.stop_reason:
             return False
-        if deadline is not None and time.monotonic() >= deadline:
+        if end is not None and time.monotonic() >= end:
             return False
-        return self.cfg.cases is None or self.counts["cases"] + self._in_flight() < self.cfg.cases
+        in_flight = len(self._jobs)  # one per case: a check, or the eager-only re-run of a crash
+        return self.cfg.cases is None or self.counts["cases"] + in_flight < self.cfg.cases
 
-    def _in_flight(self) -> int:
-        return sum(1 for job, _ in self._jobs.values() if job.kind == CHECK)
-
-    def _generate(self, workers, deadline) -> None:
+    def _loop(self, workers, end) -> None:
+        pool = list(workers)   # workers not lent to the minimiser
         while True:
-            for w in workers:
-                if not w.busy and self._want_more(deadline):
+            self._reap_minimiser(pool)
+            generating = self._want_more(end)
+            self._maybe_minimise(pool, end, generating)
+            for w in pool:
+                if not w.busy and self._want_more(end) and w.poll_ready():
+                    t0 = time.monotonic()
                     index, case = self._next_case()
+                    self._t_case[index] = (time.monotonic() - t0, time.monotonic())
                     w.submit(self._job(CHECK, case, index))
-            busy = [w for w in workers if w.busy]
-            if not busy:
+            busy = [w for w in pool if w.busy]
+            if self.stop_reason:
+                self._drop_in_flight(busy, self.stop_reason)
                 return
-            if self.stop_reason:  # Ctrl-C: cases in flight are dropped (never recorded as done)
-                for w in busy:
-                    w.kill()
-                    w.job = None
-                self._jobs.clear()
+            now = time.monotonic()
+            if end is not None and now >= end + min(GRACE_S, self.cfg.case_timeout_s):
+                self._drop_in_flight(busy, "time budget spent")
                 return
-            wait([x for w in busy for x in w.waitables()], timeout=0.5)
+            if not busy and self._minimiser is None and not generating:
+                if not self.queue or not self.cfg.minimize or (end is not None and now >= end - 10):
+                    return
+            waitables = [x for w in pool if w.busy or not w.poll_ready() for x in w.waitables()]
+            if waitables:
+                wait(waitables, timeout=0.5)
+            else:
+                time.sleep(0.2)
+            if self.stop_reason:  # results after a stop may be the signal's own damage: dropped
+                continue
             for w in busy:
                 result = w.collect()
                 if result is not None:
                     self._handle(w, result)
 
-    def _minimise_all(self, workers, end) -> None:
-        """New buckets first, then more findings of crowded buckets, one thread per worker.
-
-        Every finding of those gets a repro; minimisation and the fresh-process
-        check run while time is left and no stop was asked for.
-        """
-        order = [fids[i] for i in range(self.cfg.max_minimize_per_bucket)
-                 for fids in self.buckets.values() if i < len(fids)]
-        order = [fid for fid in order if not self.store.path(fid, "status.json").exists()]
-        if not order:
+    # ---- interleaved minimisation ---------------------------------------------------------
+    def _maybe_minimise(self, pool, end, generating: bool) -> None:
+        if self._minimiser is not None or not self.queue or not self.cfg.minimize or self.stop_reason:
             return
-        free = list(workers)
+        now = time.monotonic()
+        left = (end - now) if end is not None else None
+        if left is not None and left < 10:
+            return
+        worker_s = (now - self.t_start) * self.cfg.jobs
+        if generating and self.minimise_s > self.cfg.minimize_share * worker_s:
+            return
+        free = [w for w in pool if not w.busy]
+        if not free:
+            return
+        w = free[-1]
+        pool.remove(w)
+        _, _, fid = self.queue.pop(0)
+        budget = self.cfg.minimize_budget_s if left is None else max(5.0, min(self.cfg.minimize_budget_s,
+                                                                             left - 5))
+        m = {"worker": w, "fid": fid, "t0": now, "result": None}
 
-        def one(fid):
-            w = free.pop()
+        def body():
             try:
-                left = (end - time.monotonic()) if end else self.cfg.minimize_budget_s
-                live = self.stop_reason is None and left > 5
-                info = finish_finding(self.store, fid, w if live else None,
-                                      minimize=live and self.cfg.minimize,
-                                      budget_s=max(1.0, min(self.cfg.minimize_budget_s, left)),
-                                      timeout_s=self.cfg.case_timeout_s, verify=live,
-                                      should_stop=lambda: self.stop_reason is not None)
-                self.store.event("minimized", **info)
-                self.progress("minimized", info=info)
-            finally:
-                free.append(w)
+                m["result"] = finish_finding(self.store, fid, w, minimize=True, budget_s=budget,
+                                             timeout_s=self.cfg.case_timeout_s, verify=True,
+                                             should_stop=self._stopping.is_set)
+            except Exception as e:  # a harness bug must not end the campaign; the finding stays
+                m["result"] = {"id": fid, "error": f"{type(e).__name__}: {e}"}
 
-        with ThreadPoolExecutor(max_workers=len(workers)) as pool:
-            list(pool.map(one, order))
+        m["thread"] = threading.Thread(target=body, name=f"fuzzcomp-minimise-{fid}", daemon=True)
+        self._minimiser = m
+        self.store.event("minimize-start", id=fid, worker=w.index, budget_s=round(budget, 1))
+        self.progress("minimising", fid=fid)
+        m["thread"].start()
+
+    def _reap_minimiser(self, pool) -> None:
+        m = self._minimiser
+        if m is None or m["thread"].is_alive():
+            return
+        self._minimiser = None
+        spent = time.monotonic() - m["t0"]
+        self.minimise_s += spent
+        m["worker"].clear_cancel()
+        pool.append(m["worker"])
+        info = dict(m["result"] or {"id": m["fid"], "error": "no result"})
+        info["worker_s"] = round(spent, 1)
+        self.store.event("minimized", **info)
+        self.progress("minimized", info=info)
+
+    def _end_minimiser(self, workers, wait_s: float) -> None:
+        m = self._minimiser
+        if m is None:
+            return
+        m["worker"].cancel()
+        m["thread"].join(wait_s)
+        if m["thread"].is_alive():  # leave it: its finding stays queued (no status.json)
+            self.store.event("minimize-abandoned", id=m["fid"])
+            self._minimiser = None
+            return
+        try:
+            self._reap_minimiser([])
+        except OSError:
+            pass
 
 
 def run_campaign(cfg: RunConfig, progress=None, resume: bool = False) -> dict:
-    os.makedirs(cfg.out, exist_ok=True)
+    try:
+        os.makedirs(cfg.out, exist_ok=True)
+    except OSError as e:
+        raise StoreError(f"cannot create {cfg.out}: {e.strerror or e}") from None
     return Campaign(cfg, progress, resume).run()

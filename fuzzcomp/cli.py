@@ -63,26 +63,40 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a fuzzing campaign",
                        description="Generate programs, run each eager and compiled in isolated workers, "
                        "record every discrepancy, minimise it and write a repro. Give a budget with "
-                       "--hours, --minutes or --cases (they combine: whichever ends first).")
+                       "--hours, --minutes or --cases (they combine: whichever ends first). Settings "
+                       "also come from ./fuzzcomp.toml or [tool.fuzzcomp] in ./pyproject.toml (flags win). "
+                       "Exit 0: budget spent; 130: stopped by Ctrl-C/SIGTERM (all saved); 1: a disk "
+                       "write failed; 2: bad input.")
     r.add_argument("--hours", type=_positive_float, help="time budget in hours")
     r.add_argument("--minutes", type=_positive_float, help="time budget in minutes")
-    r.add_argument("--cases", type=_positive_int, help="stop after this many cases")
-    r.add_argument("--seed", type=_nonneg_int, default=0, help="campaign seed (default 0)")
+    r.add_argument("--cases", type=_positive_int, help="stop after this many cases (campaign total)")
+    r.add_argument("--seed", type=_nonneg_int, default=None, help="campaign seed (default 0)")
     r.add_argument("--jobs", type=_positive_int, default=None,
                    help="worker processes (default: number of CPU cores)")
-    r.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    r.add_argument("--backend", default="inductor",
-                   help="a registered torch.compile backend name, or module:function for your own")
+    r.add_argument("--device", choices=("cpu", "cuda"), default=None)
+    r.add_argument("--backend", default=None,
+                   help="a registered torch.compile backend name, or module:function for your own "
+                   "(default inductor)")
     r.add_argument("--mode", default=None,
                    choices=("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"))
-    r.add_argument("--out", default="fuzz-out", help="campaign folder (default ./fuzz-out)")
-    r.add_argument("--resume", action="store_true", help="continue the campaign already in --out")
-    r.add_argument("--no-minimize", action="store_true", help="record findings, defer minimisation")
-    r.add_argument("--minimize-budget", type=_positive_float, default=120.0,
+    r.add_argument("--out", default=None,
+                   help="campaign folder (default reports/run-YYYYmmdd-HHMMSS)")
+    r.add_argument("--resume", nargs="?", const=True, default=None, metavar="DIR",
+                   help="continue the campaign in DIR (or in --out)")
+    r.add_argument("--config", default=None, metavar="TOML",
+                   help="settings file (default ./fuzzcomp.toml, else [tool.fuzzcomp] in ./pyproject.toml)")
+    r.add_argument("--no-minimize", action="store_true",
+                   help="record findings only; minimise later with `fuzzcomp minimize`")
+    r.add_argument("--minimize-budget", type=_positive_float, default=None,
                    help="seconds of minimisation per finding (default 120)")
-    r.add_argument("--case-timeout", type=_positive_float, default=180.0,
+    r.add_argument("--minimize-share", type=_positive_float, default=None,
+                   help="most of the worker time that minimisation may take (default 0.25)")
+    r.add_argument("--case-timeout", type=_positive_float, default=None,
                    help="seconds before a case counts as hung (default 180)")
-    r.add_argument("--memory-mb", type=_nonneg_int, default=0, help="address-space cap per worker")
+    r.add_argument("--memory-mb", type=_nonneg_int, default=None,
+                   help="address-space cap per worker in MB (default 4096 on cpu, none on cuda; 0 = none)")
+    r.add_argument("--recycle-every", type=_positive_int, default=None,
+                   help="restart each worker after this many cases (default 200)")
     r.add_argument("--quiet", action="store_true", help="no live progress")
 
     rp = sub.add_parser("replay", help="re-run a seed or a finding and judge it again",
@@ -101,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--timeout", type=_positive_float, default=300.0)
 
     rep = sub.add_parser("report", help="summarise a campaign folder",
-                         description="Rebuild summary.md and summary.json from what is on disk.")
+                         description="Rebuild summary.md, summary.json and report.html from what is on disk.")
     rep.add_argument("folder")
     rep.add_argument("--json", action="store_true", help="print the summary as JSON")
 

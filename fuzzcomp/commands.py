@@ -20,26 +20,67 @@ def _user_errors():
     return (BackendError, ConfigError, StoreError)
 
 
-def cmd_run(args) -> int:
-    from .campaign import run_campaign
+def run_config(args):
+    """Flags over the settings file over the defaults -> a validated RunConfig."""
+    import time
     from .config import RunConfig, validate
+    from .settings_file import load_settings
+    from .worker import DEFAULT_MEMORY_MB
+    fileset, _ = load_settings(args.config)
+    resume_dir = args.resume if isinstance(args.resume, str) else None
+    if resume_dir and args.out and Path(args.out) != Path(resume_dir):
+        raise UsageError(f"--resume {resume_dir} and --out {args.out} name different folders")
+
+    if args.resume is True and not (args.out or fileset.get("out")):
+        raise UsageError("--resume needs the campaign folder: --resume DIR")
+    if resume_dir and not (Path(resume_dir) / "campaign.json").exists():
+        raise UsageError(f"--resume {resume_dir}: not a fuzzcomp campaign folder (no campaign.json)")
+
+    def pick(flag, key, default=None):
+        return flag if flag is not None else fileset.get(key, default)
+
+    hours, minutes = pick(args.hours, "hours"), pick(args.minutes, "minutes")
+    if args.hours is not None or args.minutes is not None:  # a budget flag replaces the file's budget
+        hours, minutes = args.hours, args.minutes
+    for name, v in (("hours", hours), ("minutes", minutes), ("cases", fileset.get("cases"))):
+        if v is not None and not v > 0:
+            raise UsageError(f"{name} must be positive, got {v}")
+    seconds = (hours or 0) * 3600 + (minutes or 0) * 60 if (hours or minutes) else None
+    out = resume_dir or pick(args.out, "out") or time.strftime("reports/run-%Y%m%d-%H%M%S", time.gmtime())
+    device = pick(args.device, "device", "cpu")
+    memory = pick(args.memory_mb, "memory_mb", DEFAULT_MEMORY_MB if device == "cpu" else 0)
+    cfg = RunConfig(out=out, seconds=seconds, cases=pick(args.cases, "cases"), seed=pick(args.seed, "seed", 0),
+                    jobs=pick(args.jobs, "jobs", os.cpu_count() or 1), device=device,
+                    backend=pick(args.backend, "backend", "inductor"), mode=pick(args.mode, "mode"),
+                    minimize=not args.no_minimize and fileset.get("minimize", True),
+                    minimize_budget_s=pick(args.minimize_budget, "minimize_budget", 120.0),
+                    minimize_share=pick(args.minimize_share, "minimize_share", 0.25),
+                    case_timeout_s=pick(args.case_timeout, "case_timeout", 180.0), memory_mb=memory,
+                    max_minimize_per_bucket=fileset.get("max_minimize_per_bucket", 2),
+                    recycle_every=pick(args.recycle_every, "recycle_every", 200),
+                    generator=dict(fileset.get("generator", {})))
+    return validate(cfg), args.resume is not None
+
+
+def cmd_run(args) -> int:
+    from .campaign import CampaignError, run_campaign
     from .progress import Progress
     from .report import render_text
-    seconds = None
-    if args.hours is not None or args.minutes is not None:
-        seconds = (args.hours or 0) * 3600 + (args.minutes or 0) * 60
-    cfg = RunConfig(out=args.out, seconds=seconds, cases=args.cases, seed=args.seed,
-                    jobs=args.jobs or os.cpu_count() or 1, device=args.device, backend=args.backend,
-                    mode=args.mode, minimize=not args.no_minimize, minimize_budget_s=args.minimize_budget,
-                    case_timeout_s=args.case_timeout, memory_mb=args.memory_mb)
     try:
-        validate(cfg)
-        with Progress(seconds, args.cases, quiet=args.quiet) as progress:
-            summary = run_campaign(cfg, progress, resume=args.resume)
+        cfg, resume = run_config(args)
+        with Progress(cfg.seconds, cfg.cases, quiet=args.quiet) as progress:
+            summary = run_campaign(cfg, progress, resume=resume)
     except _user_errors() as e:
         raise UsageError(str(e)) from None
+    except CampaignError as e:
+        print(f"fuzzcomp: error: {e}", file=sys.stderr)
+        return 1
     print(render_text(summary))
-    print(f"summary: {Path(args.out) / 'summary.md'}")
+    print(f"summary: {Path(cfg.out) / 'summary.md'}\nreport:  {Path(cfg.out) / 'report.html'}")
+    if (summary.get("stop_reason") or "").startswith("signal"):
+        print(f"stopped by {summary['stop_reason']}; continue with: fuzzcomp run --resume {cfg.out}",
+              file=sys.stderr)
+        return 130
     return 0
 
 
@@ -126,15 +167,20 @@ def cmd_minimize(args) -> int:
 
 def cmd_report(args) -> int:
     import json
+    from .html_report import write_html
     from .report import render_text, write_summary
     from .store import Store
     if not Path(args.folder).is_dir():
         raise UsageError(f"no such folder: {args.folder}")
     try:
-        s = write_summary(Store(Path(args.folder)))
+        store = Store(Path(args.folder))
+        s = write_summary(store)
+        write_html(store, s)
     except _user_errors() as e:
         raise UsageError(str(e)) from None
     print(json.dumps(s, indent=1) if args.json else render_text(s))
+    if not args.json:
+        print(f"report: {Path(args.folder) / 'report.html'}")
     return 0
 
 

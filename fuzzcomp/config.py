@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -28,11 +28,13 @@ class RunConfig:
     backend: str = "inductor"
     mode: str | None = None
     minimize: bool = True
-    minimize_share: float = 0.3      # share of the time budget kept for minimisation
+    minimize_share: float = 0.25     # at most this share of worker time goes to minimisation
     minimize_budget_s: float = 120.0 # per finding
-    case_timeout_s: float = 180.0
-    memory_mb: int = 0
+    case_timeout_s: float = 180.0    # one case: eager, fp64, compile and compiled runs together
+    memory_mb: int = 0               # address-space cap per worker; 0 = none
     max_minimize_per_bucket: int = 2
+    recycle_every: int = 200         # restart each worker after this many cases
+    generator: dict = field(default_factory=dict)  # GenConfig overrides (from the settings file)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -58,6 +60,14 @@ def validate(cfg: RunConfig) -> RunConfig:
         raise ConfigError(f"unknown --mode {cfg.mode!r}")
     if cfg.case_timeout_s <= 0 or cfg.minimize_budget_s <= 0:
         raise ConfigError("timeouts and budgets must be positive")
+    if not 0 < cfg.minimize_share < 1:
+        raise ConfigError(f"minimize_share must be between 0 and 1, got {cfg.minimize_share}")
+    if cfg.memory_mb and cfg.memory_mb < 1024:
+        raise ConfigError(f"--memory-mb {cfg.memory_mb} is too small for a torch worker "
+                          "(it needs about 800 MB; use 0 for no cap)")
+    if cfg.recycle_every < 1 or cfg.max_minimize_per_bucket < 0:
+        raise ConfigError("recycle_every must be >= 1 and max_minimize_per_bucket >= 0")
+    check_generator(cfg.generator)
     if cfg.device == "cuda":
         import torch
         if not torch.cuda.is_available():
@@ -77,3 +87,19 @@ def validate(cfg: RunConfig) -> RunConfig:
     except BackendError as e:
         raise ConfigError(str(e)) from None
     return cfg
+
+
+def check_generator(knobs: dict) -> None:
+    """Generator overrides must name GenConfig fields, with values of the field's type."""
+    from fuzzcomp.generators.build import GenConfig
+    fields = {f.name: f for f in dataclasses.fields(GenConfig)}
+    for name, value in knobs.items():
+        if name not in fields:
+            raise ConfigError(f"unknown generator setting {name!r}; known: {', '.join(sorted(fields))}")
+        default = getattr(GenConfig(), name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                (isinstance(default, int) and not isinstance(value, int)):
+            raise ConfigError(f"generator setting {name} must be a {type(default).__name__}, got {value!r}")
+        low = 2 if name == "max_stmts" else (1 if isinstance(default, int) else 0)
+        if value < low or (isinstance(default, float) and value > 1):
+            raise ConfigError(f"generator setting {name} is out of range: {value!r}")

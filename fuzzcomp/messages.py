@@ -15,6 +15,7 @@ CHECK = "check"            # execute eager/fp64/compiled, then judge
 EAGER_ONLY = "eager-only"  # execute eager alone: tells a compiler crash from a program crash
 
 DONE, DIED, TIMEOUT, HARNESS_ERROR = "done", "died", "timeout", "harness-error"
+CANCELLED = "cancelled"    # the parent gave up on the job (campaign stopping); never a finding
 
 
 @dataclass(frozen=True)

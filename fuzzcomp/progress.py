@@ -1,7 +1,9 @@
 """Live campaign progress on the terminal.
 
 Contract: ``Progress`` is the campaign's progress callback. On a terminal it
-keeps one live status line (rich) and prints each new bucket as it appears;
+keeps one live status line (rich: elapsed and remaining time, cases/min, valid
+rate, findings by symptom and stage, the finding being minimised) and prints
+each new bucket as it appears;
 elsewhere (CI, pipes) it prints a plain status line at most every 30 s. It
 only displays; it never decides anything.
 """
@@ -22,6 +24,10 @@ class Progress:
         self.start = time.monotonic()
         self.counts: dict = {}
         self.by_symptom: dict = {}
+        self.by_stage: dict = {}
+        self.buckets = 0
+        self.minimising: str | None = None
+        self.base = 0   # cases done before this session (resume): not part of this session's rate
         self.phase = "generating"
         self._last_plain = 0.0
         self.live = Live(Text(""), console=self.console, refresh_per_second=2, transient=True) \
@@ -40,12 +46,16 @@ class Progress:
         el = time.monotonic() - self.start
         c = self.counts
         n = c.get("cases", 0)
-        rate = n / el * 60 if el > 0 else 0.0
+        rate = (n - self.base) / el * 60 if el > 0 else 0.0
         left = f"  left {max(0, self.budget_s - el) / 60:.1f} min" if self.budget_s else ""
         valid = c.get("valid", 0) / n if n else 0.0
         sym = ", ".join(f"{k} {v}" for k, v in sorted(self.by_symptom.items())) or "none"
+        stage = ", ".join(f"{k} {v}" for k, v in sorted(self.by_stage.items()))
+        mini = f"  minimising {self.minimising}" if self.minimising else ""
+        oom = f"  oom {c['oom']}" if c.get("oom") else ""
         return (f"[{self.phase}] {el / 60:.1f} min{left}  cases {n}  {rate:.1f}/min  valid {valid:.0%}  "
-                f"findings {c.get('findings', 0)} ({sym})")
+                f"findings {c.get('findings', 0)} in {self.buckets} buckets (by symptom: {sym}"
+                f"{'; by stage: ' + stage if stage else ''}){oom}{mini}")
 
     def _show(self) -> None:
         if self.quiet:
@@ -62,17 +72,28 @@ class Progress:
         elif event == "finding":
             key = kw["key"]
             self.by_symptom[key.symptom] = self.by_symptom.get(key.symptom, 0) + 1
+            self.by_stage[key.stage] = self.by_stage.get(key.stage, 0) + 1
+            self.buckets += bool(kw["new"])
             if kw["new"] and not self.quiet:
                 self.console.print(f"new bucket {key.slug()}: {key.symptom}/{key.stage}  {key.signature}"
                                    f"  (finding {kw['fid']})")
+        elif event == "minimising":
+            self.minimising = kw["fid"]
         elif event == "minimized":
-            self.phase = "minimising"
+            self.minimising = None
             info = kw["info"]
             if not self.quiet:
-                said = info.get("repro_says", "")
+                said = info.get("repro_says", "") or info.get("error", "")
                 self.console.print(f"minimised {info['id']}: {info.get('probes', 0)} probes, "
                                    f"{info.get('minimize_s', 0)} s; repro exit {info.get('repro_exit')}"
                                    f"  {said[:100]}")
+        elif event == "resume":
+            self.base = kw["done"]
+            if not self.quiet:
+                self.console.print(f"resuming: {kw['done']} cases done, {kw['rerun']} to re-run, "
+                                   f"{kw['findings']} findings kept")
+        elif event == "warning":
+            self.console.print(f"warning: {kw['message']}")
         elif event == "stopping":
             self.phase = "stopping"
             if not self.quiet:

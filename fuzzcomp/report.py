@@ -9,33 +9,60 @@ prints.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter, defaultdict
 
 from .store import Store, StoreError, write_atomic, write_json
 
 
+EXECUTE_PHASES = ("eager", "compiled", "perturbed")  # torch compile + execute, inside a worker
+
+
 def summarise(store: Store) -> dict:
     meta = store.meta()
-    cases = valid = harness = 0
+    cases = valid = harness = oom = dropped = 0
     phase = Counter()
-    first_t = last_t = None
     stop_reason = None
+    active = 0.0               # seconds the campaign ran, summed over sessions (resume gaps left out)
+    session_t0 = last_t = None
+    seen_index: set = set()
+    job_s = in_jobs = 0.0      # worker wall time of the cases, and the part of it inside torch
     for ev in store.events():
         t = ev.get("t")
-        if t is not None:
-            first_t = t if first_t is None else min(first_t, t)
-            last_t = t if last_t is None else max(last_t, t)
         kind = ev.get("event")
+        if isinstance(t, (int, float)):
+            if kind in ("start", "resume"):
+                if session_t0 is not None and last_t is not None:
+                    active += last_t - session_t0
+                session_t0 = t
+            elif session_t0 is None:
+                session_t0 = t
+            last_t = t
         if kind == "case":
+            if ev.get("index") in seen_index:
+                continue
+            seen_index.add(ev.get("index"))
             cases += 1
             valid += bool(ev.get("valid"))
             harness += ev.get("status") == "harness-error"
-            for k, v in (ev.get("timings") or {}).items():
-                phase[k] += float(v)
+            oom += ev.get("status") == "oom"
+            timings = {k: float(v) for k, v in (ev.get("timings") or {}).items()}
+            for k, v in timings.items():
+                if k != "job":
+                    phase[k] += v
+            if "job" in timings:
+                job_s += timings["job"]
+                in_jobs += sum(timings.get(k, 0.0) for k in EXECUTE_PHASES)
+                phase["worker other (judge, IPC)"] += max(0.0, timings["job"] - sum(
+                    timings.get(k, 0.0) for k in EXECUTE_PHASES))
         elif kind == "minimized":
-            phase["minimise"] += float(ev.get("minimize_s", 0) or 0)
+            phase["minimise"] += float(ev.get("worker_s", ev.get("minimize_s", 0)) or 0)
+        elif kind == "dropped":
+            dropped += 1
         elif kind == "stop":
             stop_reason = ev.get("reason")
+    if session_t0 is not None and last_t is not None:
+        active += last_t - session_t0
     buckets: dict = defaultdict(lambda: {"findings": [], "confirmed": None})
     for fid in store.finding_ids():
         try:
@@ -46,8 +73,11 @@ def summarise(store: Store) -> dict:
         b = buckets[key.slug()]
         b.update(symptom=key.symptom, stage=key.stage, signature=key.signature)
         b["findings"].append(fid)
-        b.setdefault("first_seen", f.get("found_at"))
+        b["first_seen"] = min(x for x in (b.get("first_seen"), f.get("found_at")) if x is not None) \
+            if f.get("found_at") or b.get("first_seen") else None
         status_path = store.path(fid, "status.json")
+        if not status_path.exists():
+            b.setdefault("unminimised", []).append(fid)
         if status_path.exists():
             try:
                 st = json.loads(status_path.read_text())
@@ -59,8 +89,14 @@ def summarise(store: Store) -> dict:
                 b["confirmed"] = st.get("confirmed")
                 b["dedup"] = st.get("dedup")
                 b["detail"] = st.get("repro_says")
-    wall = (last_t - first_t) if first_t is not None else 0.0
-    return {"out": str(store.root), "config": meta.get("config", {}), "versions": meta.get("versions", {}),
+    wall = active
+    jobs = int(meta.get("config", {}).get("jobs", 1) or 1)
+    worker_s = jobs * wall - phase.get("minimise", 0.0)
+    in_torch = sum(phase.get(k, 0.0) for k in EXECUTE_PHASES)
+    overhead = round(1 - in_torch / worker_s, 3) if worker_s > 0 and cases else None
+    return {"oom": oom, "dropped": dropped, "overhead_share": overhead, "jobs": jobs,
+            "job_overhead_share": round(1 - in_jobs / job_s, 3) if job_s > 0 else None,
+            "out": str(store.root), "config": meta.get("config", {}), "versions": meta.get("versions", {}),
             "cases": cases, "valid": valid, "valid_rate": (valid / cases) if cases else 0.0,
             "harness_errors": harness, "wall_s": round(wall, 1),
             "cases_per_min": round(cases / wall * 60, 2) if wall > 0 else 0.0,
@@ -75,6 +111,10 @@ def render_text(s: dict) -> str:
              f"harness errors {s['harness_errors']}  wall {s['wall_s']:.0f} s  "
              f"{s['cases_per_min']:.1f} cases/min",
              "  time by phase (s): " + ", ".join(f"{k} {v}" for k, v in s["phase_s"].items()),
+             f"  worker time outside torch compile+execute: "
+             f"{'-' if s.get('overhead_share') is None else format(s['overhead_share'], '.1%')}"
+             f" (within cases: {'-' if s.get('job_overhead_share') is None else format(s['job_overhead_share'], '.1%')})"
+             f"  oom {s.get('oom', 0)}  dropped {s.get('dropped', 0)}",
              f"  findings {s['findings']} in {len(s['buckets'])} buckets"]
     for slug, b in s["buckets"].items():
         mark = {True: "confirmed", False: "NOT reproduced in a fresh process", None: "not verified"}[b["confirmed"]]
@@ -84,23 +124,32 @@ def render_text(s: dict) -> str:
             lines.append(f"      repro: {s['out']}/{b['repro']}")
         if b.get("detail"):
             lines.append(f"      {b['detail'][:160]}")
+    waiting = [b["findings"][0] for b in s["buckets"].values() if b.get("repro") is None]
+    if waiting:
+        lines.append(f"  {len(waiting)} buckets have no minimised repro yet; for each, e.g.:")
+        lines.append(f"      fuzzcomp minimize {s['out']}/findings/{waiting[0]}")
     if s.get("stop_reason"):
         lines.append(f"  stopped: {s['stop_reason']}")
     return "\n".join(lines)
 
 
 def render_markdown(s: dict) -> str:
-    rows = ["| bucket | symptom | stage | count | confirmed | repro | report |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| bucket | symptom | stage | first seen (UTC) | count | confirmed | repro | report |",
+            "|---|---|---|---|---|---|---|---|"]
     for slug, b in s["buckets"].items():
-        rows.append(f"| `{slug}` | {b['symptom']} | {b['stage']} | {len(b['findings'])} | "
+        first = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(b["first_seen"])) if b.get("first_seen") else "-"
+        rows.append(f"| `{slug}` | {b['symptom']} | {b['stage']} | {first} | {len(b['findings'])} | "
                     f"{b['confirmed']} | {('[repro](' + b['repro'] + ')') if b.get('repro') else '-'} | "
                     f"{('[report](' + b['report'] + ')') if b.get('report') else '-'} |")
     phases = "\n".join(f"| {k} | {v} |" for k, v in s["phase_s"].items())
     return f"""# fuzzcomp campaign summary
 
 - cases: {s['cases']}, valid: {s['valid']} ({s['valid_rate']:.1%}), harness errors: {s['harness_errors']}
-- wall time: {s['wall_s']} s, {s['cases_per_min']} cases/min
+- wall time: {s['wall_s']} s, {s['cases_per_min']} cases/min, {s.get('jobs', 1)} workers
+- worker time outside torch compile+execute: {'-' if s.get('overhead_share') is None else format(s['overhead_share'], '.1%')} of all generating worker time (start-up and idle included); {'-' if s.get('job_overhead_share') is None else format(s['job_overhead_share'], '.1%')} within cases (judge, IPC)
+- out of memory: {s.get('oom', 0)}, dropped at stop (re-run on resume): {s.get('dropped', 0)}
+- stopped: {s.get('stop_reason') or 'not stopped (running, or the campaign process died)'}
+- HTML report: [report.html](report.html), event log: [events.jsonl](events.jsonl)
 - findings: {s['findings']} in {len(s['buckets'])} buckets
 - config: `{json.dumps(s['config'], sort_keys=True)}`
 - versions: `{json.dumps(s['versions'], sort_keys=True)}`

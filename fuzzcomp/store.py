@@ -100,6 +100,30 @@ class Store:
             f.flush()
             os.fsync(f.fileno())
 
+    def repair_log(self) -> int:
+        """Make a torn last line (power cut, kill -9 mid-write) its own line again.
+
+        Returns how many lines are not valid JSON; they are kept (for a human to
+        look at) and skipped by ``events``. Without the repair the next event
+        would be glued to the torn fragment and lost with it.
+        """
+        path = self.root / "events.jsonl"
+        if not path.exists():
+            return 0
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with open(path, "ab") as f:
+                f.write(b"\n")
+                f.flush()
+                os.fsync(f.fileno())
+        bad = 0
+        for line in data.splitlines():
+            try:
+                json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                bad += 1
+        return bad
+
     def events(self) -> Iterator[dict]:
         """Every well-formed event; a torn last line (power cut) is skipped."""
         path = self.root / "events.jsonl"
@@ -108,9 +132,11 @@ class Store:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 try:
-                    yield json.loads(line)
+                    ev = json.loads(line)
                 except json.JSONDecodeError:
                     continue
+                if isinstance(ev, dict):
+                    yield ev
 
     # ---- findings ----------------------------------------------------------------
     def record_finding(self, case: Case, verdicts: list[Verdict], key: BucketKey, origin: str) -> str:

@@ -5,16 +5,51 @@ parent ``submit``s one Job at a time and later ``collect``s its JobResult. A
 worker that dies (segfault, abort, OOM kill) or outlives its job's timeout is
 killed and restarted, and the job's result says ``died`` or ``timeout``: a
 crash inside torch never reaches the campaign. Workers are recycled every
-``recycle_every`` jobs to bound memory growth. ``run`` is the synchronous form.
+``recycle_every`` jobs to bound memory growth. ``run`` is the synchronous form;
+``cancel`` (from another thread) makes a pending ``run`` return ``cancelled``
+at once and kills the process.
+
+Memory: ``memory_mb`` caps the worker's address space (RLIMIT_AS; inherited by
+the C++ compiler Inductor spawns). A torch+Inductor CPU worker peaks near
+0.8 GB of address space (measured on torch 2.13, one thread), so the default
+cap of 4096 MB leaves 5x headroom; CUDA reserves huge virtual ranges, so the
+cap is off there. An allocation refused by the cap raises inside torch; the
+campaign logs such cases as ``oom`` events, never as findings.
+
+Caches: workers run with Inductor's FX-graph cache and AOTAutograd's cache
+switched off, and with ``TORCHINDUCTOR_CACHE_DIR`` pointing to a folder of
+their own: ``settings.cache_dir`` (the campaign passes one fresh folder per
+campaign, shared by its workers: see ``campaign.inductor_cache_dir``) or,
+without it, a fresh folder per worker process, deleted when the process ends. A fuzzer wants every case
+compiled for real: an FX-graph cache hit skips lowering and codegen, so a
+re-run (minimisation probe, resume, replay) could be served from disk and hide
+a codegen crash; and the user's shared cache would grow without bound over a
+long campaign. What stays cached is the C++ compiler's output keyed by the
+kernel source (a failed compile is never cached, so it fails again), which
+spares each restarted worker Inductor's CPU-capability probe compile (the
+first case in an empty cache took 121-145 s on a loaded 2-core box, the next
+ones 11-14 s).
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import shutil
+import tempfile
+import threading
 import time
 from dataclasses import dataclass
 
-from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job, JobResult
+from .messages import CANCELLED, CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job, JobResult
+
+DEFAULT_MEMORY_MB = 4096
+
+#: Environment every worker starts with (before torch is imported).
+CACHE_ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"}
+
+
+class WorkerStartError(RuntimeError):
+    """A worker process keeps dying before it is ready (broken install, cap too small)."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +58,15 @@ class WorkerSettings:
     memory_mb: int = 0          # address-space cap per worker; 0 = none
     log_path: str | None = None  # the worker's stdout/stderr go here
     recycle_every: int = 200
+    private_cache: bool = True   # own TORCHINDUCTOR_CACHE_DIR, FX-graph/AOT caches off
+    cache_dir: str | None = None  # shared by the campaign's workers; None = one per process
+
+
+def _setup_cache(cache_dir: str | None) -> None:
+    if cache_dir:
+        os.environ.update(CACHE_ENV)
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(cache_dir, "triton")
 
 
 def _limit_memory(mb: int) -> None:
@@ -32,13 +76,18 @@ def _limit_memory(mb: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
-def worker_main(conn, settings: WorkerSettings) -> None:
+def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) -> None:
+    _setup_cache(cache_dir)
     if settings.log_path:
         fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the campaign's to handle, not ours
+    try:  # own session: a terminal's Ctrl-C must not reach the C++ compiler we spawn (a false crash)
+        os.setsid()
+    except OSError:
+        pass
     import warnings
     warnings.filterwarnings("ignore")
     _limit_memory(settings.memory_mb)
@@ -65,6 +114,8 @@ def worker_main(conn, settings: WorkerSettings) -> None:
                 result = JobResult(job.id, HARNESS_ERROR, message=f"unknown job kind {job.kind!r}")
         except Exception as e:  # our own bug, not the compiler's: reported, never a finding
             result = JobResult(job.id, HARNESS_ERROR, message=f"{type(e).__name__}: {e}")
+        except BaseException as e:  # MemoryError under the cap, RecursionError...: still an answer
+            result = JobResult(job.id, HARNESS_ERROR, message=f"{type(e).__name__}: {e}")
         conn.send(result)
 
 
@@ -78,17 +129,48 @@ class Worker:
         self.job: Job | None = None
         self.started_at = 0.0
         self.jobs_done = 0
+        self.restarts = 0
+        self.failed_starts = 0
+        self.cache_dir: str | None = None
+        self._cancel = threading.Event()
 
     # ---- lifecycle --------------------------------------------------------------
     def start(self) -> None:
         parent, child = self._ctx.Pipe()
-        self.proc = self._ctx.Process(target=worker_main, args=(child, self.settings),
+        self._drop_cache()
+        cache = None
+        if self.settings.private_cache:
+            cache = self.settings.cache_dir
+            if cache is None:
+                cache = self.cache_dir = tempfile.mkdtemp(prefix=f"fuzzcomp-w{self.index}-")
+        self.proc = self._ctx.Process(target=worker_main, args=(child, self.settings, cache),
                                       name=f"fuzzcomp-worker-{self.index}", daemon=True)
         self.proc.start()
         child.close()
         self.conn = parent
         self._ready = False
         self.jobs_done = 0
+
+    def poll_ready(self) -> bool:
+        """Without blocking: has the process finished importing torch? Restarts a dead one."""
+        if self.proc is None:
+            self.start()
+        if self._ready:
+            return True
+        try:
+            if self.conn.poll():
+                self._ready = self.conn.recv() == "ready"
+                self.failed_starts = 0
+                return self._ready
+        except (EOFError, OSError):
+            pass
+        if not self.proc.is_alive():
+            self.failed_starts += 1
+            if self.failed_starts >= 5:
+                raise WorkerStartError(f"worker {self.index} died 5 times while starting "
+                                   f"(exit code {self.proc.exitcode}); see {self.settings.log_path}")
+            self.restart()
+        return False
 
     def _await_ready(self, timeout: float = 300.0) -> bool:
         if self._ready:
@@ -108,10 +190,24 @@ class Worker:
         if self.conn is not None:
             self.conn.close()
         self.proc = self.conn = None
+        self._drop_cache()
+
+    def _drop_cache(self) -> None:
+        if self.cache_dir:
+            shutil.rmtree(self.cache_dir, ignore_errors=True)
+            self.cache_dir = None
 
     def restart(self) -> None:
+        self.restarts += 1
         self.kill()
         self.start()
+
+    def cancel(self) -> None:
+        """From any thread: make the running and all later ``run`` calls give up at once."""
+        self._cancel.set()
+
+    def clear_cancel(self) -> None:
+        self._cancel.clear()
 
     def stop(self) -> None:
         """Ask politely, then kill."""
@@ -173,8 +269,14 @@ class Worker:
     def run(self, job: Job) -> JobResult:
         """Submit and wait: the synchronous form used by the minimiser and replay."""
         from multiprocessing.connection import wait
+        if self._cancel.is_set():
+            return JobResult(job.id, CANCELLED, message="cancelled")
         self.submit(job)
         while True:
+            if self._cancel.is_set():
+                self.kill()
+                self.job = None
+                return JobResult(job.id, CANCELLED, message="cancelled")
             remaining = job.timeout_s - (time.monotonic() - self.started_at)
             wait(self.waitables(), timeout=max(0.05, min(remaining, 1.0)))
             result = self.collect()

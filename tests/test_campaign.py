@@ -1,0 +1,234 @@
+"""Campaign engine: configuration, CLI errors, scheduling of minimisation, summary and report.
+
+Most tests here build what they need without starting workers; the one real
+interleaving run is marked slow.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from fuzzcomp import campaign as campaign_mod
+from fuzzcomp.campaign import Campaign, case_features
+from fuzzcomp.cli import main
+from fuzzcomp.config import ConfigError, RunConfig, validate
+from fuzzcomp.generators import generate
+from fuzzcomp.generators.ir import op_names
+from fuzzcomp.html_report import render_html
+from fuzzcomp.oracles_glue import crash_verdict
+from fuzzcomp.report import render_markdown, summarise
+from fuzzcomp.settings_file import load_settings
+from fuzzcomp.store import Store
+from fuzzcomp.triage import bucket_of
+
+
+# ---- bad command-line values: one line, exit 2 -------------------------------------------
+
+@pytest.mark.parametrize("argv, words", [
+    (["run", "--minutes", "-3"], "must be positive"),
+    (["run", "--minutes", "abc"], "not a number"),
+    (["run", "--cases", "0"], "must be positive"),
+    (["run", "--jobs", "-1", "--cases", "1"], "must be positive"),
+    (["run", "--cases", "1", "--backend", "no_such_backend"], "unknown backend 'no_such_backend'"),
+    (["run", "--cases", "1", "--backend", "no_such_module:fn"], "cannot import backend module"),
+    (["run", "--cases", "1", "--backend", "fuzzcomp.planted:nope"], "has no attribute 'nope'"),
+    (["run", "--cases", "1", "--memory-mb", "100"], "too small"),
+    (["run", "--cases", "1", "--minimize-share", "1.5"], "between 0 and 1"),
+    (["run", "--backend", "eager"], "give a budget"),
+    (["run", "--cases", "1", "--resume", "/nonexistent/fuzzcomp-dir"], "not a fuzzcomp campaign folder"),
+    (["run", "--cases", "1", "--config", "/nonexistent.toml"], "no such file"),
+])
+def test_bad_values_give_one_line_and_exit_2(argv, words, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc = main(argv + ["--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1 and err[0].startswith("fuzzcomp: error:") and words in err[0], err
+
+
+# ---- settings file ------------------------------------------------------------------------
+
+def test_settings_from_fuzzcomp_toml_and_pyproject(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.fuzzcomp]\njobs = 3\n[tool.fuzzcomp.generator]\nmax_calls = 2\n')
+    s, src = load_settings(folder=str(tmp_path))
+    assert s == {"jobs": 3, "generator": {"max_calls": 2}} and src.endswith("pyproject.toml")
+    (tmp_path / "fuzzcomp.toml").write_text('case_timeout = 30\nminimize = false\n')
+    s, src = load_settings(folder=str(tmp_path))          # fuzzcomp.toml wins
+    assert s == {"case_timeout": 30, "minimize": False} and src.endswith("fuzzcomp.toml")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("jobs = 'two'", "jobs must be a int"),
+    ("job = 2", "unknown setting 'job'"),
+    ("[ops]\n'torch.add' = 3", "op weights are not configurable"),
+    ("[tolerances]\nrtol = 0.1", "tolerances are not configurable"),
+    ("[generator]\nmax_stmtz = 3", "unknown generator setting 'max_stmtz'"),
+    ("[generator]\np_if = 2.0", "out of range"),
+    ("[generator]\nmax_stmts = 1.5", "must be a int"),
+    ("jobs = [", "not valid TOML"),
+])
+def test_bad_settings_file(tmp_path, text, words):
+    (tmp_path / "fuzzcomp.toml").write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_settings(folder=str(tmp_path))
+    assert words in str(err.value) and "fuzzcomp.toml" in str(err.value)
+
+
+def test_settings_file_reaches_the_run_config(tmp_path, monkeypatch, capsys):
+    from fuzzcomp.cli import build_parser
+    from fuzzcomp.commands import run_config
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fuzzcomp.toml").write_text('backend = "eager"\nminutes = 7\ncase_timeout = 33\n'
+                                            '[generator]\nmax_stmts = 4\n')
+    args = build_parser().parse_args(["run", "--case-timeout", "44"])
+    cfg, resume = run_config(args)
+    assert cfg.backend == "eager" and cfg.seconds == 420 and cfg.case_timeout_s == 44  # the flag wins
+    assert cfg.generator == {"max_stmts": 4} and cfg.out.startswith("reports/run-") and not resume
+    assert cfg.memory_mb == 4096 and cfg.minimize_share == 0.25
+    c = Campaign(cfg)
+    assert c.gen_config.max_stmts == 4
+    bad = tmp_path / "bad.toml"
+    bad.write_text("memory_mb = 10")
+    assert main(["run", "--config", str(bad), "--cases", "1", "--backend", "eager"]) == 2
+    assert "too small" in capsys.readouterr().err
+
+
+def test_validate_rejects_generator_knobs_of_the_wrong_kind(tmp_path):
+    with pytest.raises(ConfigError):
+        validate(RunConfig(out=str(tmp_path / "x"), cases=1, backend="eager", generator={"max_calls": 0}))
+
+
+# ---- case metadata for the coverage plots ---------------------------------------------------
+
+def test_case_features_and_ops_are_deterministic():
+    a, b = generate(7), generate(7)
+    assert case_features(a) == case_features(b) and op_names(a.program) == op_names(b.program)
+    feats = case_features(a)
+    assert any(f.startswith("dtype:") for f in feats) and any(f.startswith("calls:") for f in feats)
+
+
+# ---- interleaved minimisation: scheduling without real workers --------------------------------
+
+class FakeWorker:
+    def __init__(self, i):
+        self.index, self.busy, self.cancelled = i, False, False
+
+    def clear_cancel(self):
+        self.cancelled = False
+
+    def cancel(self):
+        self.cancelled = True
+
+
+def _campaign_with_findings(tmp_path, n_buckets_first=2):
+    out = tmp_path / "c"
+    c = Campaign(RunConfig(out=str(out), cases=100, jobs=2, backend="eager"))
+    c._open_store()
+    # bucket A found twice, then bucket B once: B's first finding must be minimised before A's second
+    for status, index in (("died", 0), ("died", 1), ("timeout", 2)):
+        c._record(generate(index), [crash_verdict(status, "x")], index)
+    return c
+
+
+def test_new_buckets_are_minimised_first_and_the_share_is_kept(tmp_path, monkeypatch):
+    c = _campaign_with_findings(tmp_path)
+    order = []
+
+    def fake_finish(store, fid, worker, **kw):
+        order.append(fid)
+        time.sleep(0.05)
+        return {"id": fid, "minimize_s": 0.05}
+
+    monkeypatch.setattr(campaign_mod, "finish_finding", fake_finish)
+    pool = [FakeWorker(0), FakeWorker(1)]
+    c.t_start = time.monotonic() - 100          # 200 worker-seconds so far
+    c.minimise_s = 49.0                          # below 25%: may start
+    c._maybe_minimise(pool, end=None, generating=True)
+    assert c._minimiser is not None and len(pool) == 1     # one worker lent, one keeps generating
+    c._minimiser["thread"].join()
+    c._reap_minimiser(pool)
+    assert len(pool) == 2
+    c.minimise_s = 60.0                          # above 25% of 200 s: generation has priority
+    c._maybe_minimise(pool, end=None, generating=True)
+    assert c._minimiser is None
+    c._maybe_minimise(pool, end=None, generating=False)    # generation over: minimise freely
+    c._minimiser["thread"].join()
+    c._reap_minimiser(pool)
+    ids = [e["id"] for e in Store(c.store.root).events() if e["event"] == "finding"]
+    # first A, then B (a new bucket), and A's second finding last
+    assert order == [ids[0], ids[2]] and [fid for _, _, fid in c.queue] == [ids[1]]
+    mins = [e for e in Store(c.store.root).events() if e["event"] == "minimized"]
+    assert len(mins) == 2 and all("worker_s" in e for e in mins)
+
+
+def test_no_minimisation_starts_near_the_deadline(tmp_path, monkeypatch):
+    c = _campaign_with_findings(tmp_path)
+    monkeypatch.setattr(campaign_mod, "finish_finding", lambda *a, **k: pytest.fail("started"))
+    c._maybe_minimise([FakeWorker(0)], end=time.monotonic() + 5, generating=False)
+    assert c._minimiser is None
+
+
+# ---- summary, Markdown and HTML from a folder ---------------------------------------------------
+
+def synthetic_campaign(root: Path) -> Store:
+    """A campaign folder written through the Store API, as a run would leave it."""
+    store = Store(root)
+    store.create({"config": RunConfig(out=str(root), cases=5, jobs=2, backend="eager").to_json(),
+                  "versions": {"torch": "x"}})
+    store.event("start")
+    for i in range(5):
+        case = generate(i)
+        store.event("case", index=i, seed=i, valid=i != 3, status="done",
+                    timings={"eager": 0.1, "compiled": 0.5, "generate": 0.01, "job": 0.7},
+                    ops=op_names(case.program), features=case_features(case))
+    v = crash_verdict("died", "worker died with exit code -6")
+    fid = store.record_finding(generate(2), [v], bucket_of(v), origin="case 2")
+    store.event("finding", id=fid, bucket=bucket_of(v).slug(), symptom="segfault", stage="unknown",
+                new_bucket=True)
+    store.event("stop", reason="budget spent")
+    return store
+
+
+def test_summary_markdown_and_html(tmp_path):
+    store = synthetic_campaign(tmp_path / "c")
+    s = summarise(store)
+    assert s["cases"] == 5 and s["valid"] == 4 and s["findings"] == 1 and s["jobs"] == 2
+    assert s["phase_s"]["compiled"] == 2.5 and s["phase_s"]["worker other (judge, IPC)"] == 0.5
+    md = render_markdown(s)
+    assert "first seen" in md and "segfault" in md and "report.html" in md
+    page = render_html(store, s)
+    assert page.count("<svg") == 5 and "segfault-unknown-" in page and "<script" not in page
+    assert "New buckets over time" in page and "Op coverage" in page and "Feature coverage" in page
+
+
+def test_report_command_rebuilds_everything(tmp_path, capsys):
+    synthetic_campaign(tmp_path / "c")
+    assert main(["report", str(tmp_path / "c")]) == 0
+    for name in ("summary.md", "summary.json", "report.html"):
+        assert (tmp_path / "c" / name).exists()
+    assert "report.html" in capsys.readouterr().out
+
+
+def test_html_escapes_what_it_shows(tmp_path):
+    store = synthetic_campaign(tmp_path / "c")
+    store.event("case", index=9, seed=9, valid=True, status="done", timings={},
+                ops=["<script>alert(1)</script>"], features=[])
+    page = render_html(store, summarise(store))
+    assert "<script>alert" not in page and "&lt;script&gt;" in page
+
+
+# ---- a real interleaved run ----------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_minimisation_runs_while_generation_goes_on(tmp_path):
+    out = tmp_path / "c"
+    s = Campaign(RunConfig(out=str(out), cases=24, jobs=2, backend="fuzzcomp.planted:perturb_add",
+                           minimize_budget_s=20, case_timeout_s=60)).run()
+    ev = list(Store(out).events())
+    kinds = [e["event"] for e in ev]
+    began, ended = kinds.index("minimize-start"), kinds.index("minimized")
+    assert "case" in kinds[began + 1:ended], "no case finished while the first finding was minimised"
+    assert s["findings"] >= 1 and any(b.get("repro") for b in s["buckets"].values())
+    assert sorted(e["index"] for e in ev if e["event"] == "case") == list(range(24))

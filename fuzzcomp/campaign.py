@@ -14,7 +14,6 @@ import os
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from multiprocessing.connection import wait
 from pathlib import Path
 
 from fuzzcomp.generators import GENERATOR_VERSION, generate
@@ -29,6 +28,7 @@ from .report import write_summary
 from .repro import versions
 from .store import Store, StoreError
 from .triage import bucket_of
+from .engine import make_engine  # issue 9: local processes or Ray actors
 from .worker import Worker, WorkerSettings
 
 
@@ -143,7 +143,14 @@ class Campaign:
             self.progress("stopping", reason=self.stop_reason)
 
     def run(self) -> dict:
-        self._open_store()
+        # issue 9: the engine makes the workers and waits on them (local processes by default, Ray
+        # actors with --ray); it connects first, so a bad --ray address fails before the store is touched
+        self.engine = make_engine(self.cfg, log=self.store.event)
+        try:
+            self._open_store()
+        except BaseException:
+            self.engine.close()
+            raise
         start = time.monotonic()
         budget = self.cfg.seconds
         share = self.cfg.minimize_share if self.cfg.minimize else 0.0
@@ -151,16 +158,18 @@ class Campaign:
         end = start + budget if budget else None
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb,
                                   log_path=str(self.store.root / "workers.log"))
-        workers = [Worker(i, settings) for i in range(self.cfg.jobs)]
+        workers = self.engine.workers(self.cfg.jobs, settings)  # issue 9
         old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
             for w in workers:
                 w.start()
+            self.store.event("engine", **self.engine.describe())  # issue 9
             self._generate(workers, gen_deadline)
             self._minimise_all(workers, end)
         finally:
             for w in workers:
                 w.stop()
+            self.engine.close()  # issue 9
             for s, h in old_handlers.items():
                 signal.signal(s, h)
             self.store.event("stop", reason=self.stop_reason or "budget spent", counts=self.counts)
@@ -192,7 +201,7 @@ class Campaign:
                     w.job = None
                 self._jobs.clear()
                 return
-            wait([x for w in busy for x in w.waitables()], timeout=0.5)
+            self.engine.wait_any(busy, timeout=0.5)  # issue 9: pipes for local workers, refs for Ray
             for w in busy:
                 result = w.collect()
                 if result is not None:

@@ -29,7 +29,8 @@ def cmd_run(args) -> int:
     if args.hours is not None or args.minutes is not None:
         seconds = (args.hours or 0) * 3600 + (args.minutes or 0) * 60
     cfg = RunConfig(out=args.out, seconds=seconds, cases=args.cases, seed=args.seed,
-                    jobs=args.jobs or os.cpu_count() or 1, device=args.device, backend=args.backend,
+                    jobs=args.jobs or (0 if args.ray is not None else os.cpu_count() or 1),  # 0: every Ray slot
+                    ray=args.ray, device=args.device, backend=args.backend,
                     mode=args.mode, minimize=not args.no_minimize, minimize_budget_s=args.minimize_budget,
                     case_timeout_s=args.case_timeout, memory_mb=args.memory_mb)
     try:

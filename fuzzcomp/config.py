@@ -33,6 +33,7 @@ class RunConfig:
     case_timeout_s: float = 180.0
     memory_mb: int = 0
     max_minimize_per_bucket: int = 2
+    ray: str | None = None           # Ray cluster address ("default": Ray's own lookup); None = local
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -50,7 +51,7 @@ def validate(cfg: RunConfig) -> RunConfig:
         raise ConfigError(f"the time budget must be positive, got {cfg.seconds:g} s")
     if cfg.cases is not None and cfg.cases <= 0:
         raise ConfigError(f"--cases must be a positive number, got {cfg.cases}")
-    if cfg.jobs < 1 or cfg.jobs > 512:
+    if cfg.jobs < (0 if cfg.ray is not None else 1) or cfg.jobs > 512:  # with --ray, 0 = every slot
         raise ConfigError(f"--jobs must be between 1 and 512, got {cfg.jobs}")
     if cfg.device not in ("cpu", "cuda"):
         raise ConfigError(f"--device must be cpu or cuda, got {cfg.device!r}")
@@ -58,7 +59,7 @@ def validate(cfg: RunConfig) -> RunConfig:
         raise ConfigError(f"unknown --mode {cfg.mode!r}")
     if cfg.case_timeout_s <= 0 or cfg.minimize_budget_s <= 0:
         raise ConfigError("timeouts and budgets must be positive")
-    if cfg.device == "cuda":
+    if cfg.device == "cuda" and cfg.ray is None:  # on Ray the GPUs are on the nodes, not here
         import torch
         if not torch.cuda.is_available():
             raise ConfigError("--device cuda: this torch has no usable CUDA device "

@@ -52,6 +52,20 @@ def _import_ray():
     return ray
 
 
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on a HOST:PORT nobody listens on (Ray itself retries for minutes)."""
+    if address in ("default", "auto") or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise RayEngineError(f"--ray {address}: give the cluster's address as HOST:PORT (e.g. 10.0.0.5:6379)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise RayEngineError(f"--ray {address}: no Ray cluster answers there ({e.strerror or e}); "
+                             "start one with `ray start --head` or check the address") from None
+
+
 def _first_line(err) -> str:
     text = str(err).strip().splitlines()
     return f"{type(err).__name__}: {text[0][:300] if text else ''}"
@@ -193,6 +207,7 @@ class RayWorker:
 
 class RayEngine:
     def __init__(self, address: str, device: str = "cpu", log=None):
+        _check_reachable(address)
         ray = _import_ray()
         self.ray, self.address, self.device = ray, address, device
         self.log = log or (lambda *a, **k: None)

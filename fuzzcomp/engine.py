@@ -14,6 +14,7 @@ is imported only when asked for.
 """
 from __future__ import annotations
 
+import time
 from multiprocessing.connection import wait
 
 from .worker import Worker, WorkerSettings
@@ -27,7 +28,11 @@ class LocalEngine:
         return [Worker(i, settings) for i in range(count)]
 
     def wait_any(self, workers, timeout: float) -> None:
-        wait([x for w in workers for x in w.waitables()], timeout=timeout)
+        waitables = [x for w in workers for x in w.waitables()]
+        if waitables:
+            wait(waitables, timeout=timeout)
+        else:
+            time.sleep(min(timeout, 0.2))
 
     def describe(self) -> dict:
         return {"engine": "local", "workers": getattr(self, "_count", 0)}

@@ -27,16 +27,20 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+import threading
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import fields, replace
 
+from . import messages
 from .config import ConfigError
 from .messages import HARNESS_ERROR, TIMEOUT, Job, JobResult
 from .worker import Worker, WorkerSettings
 
 MAX_ATTEMPTS = 4          # runs of one job on successive actors before it is recorded as lost
 STARTUP_GRACE_S = 360.0   # an actor may take this long beyond the job timeout (it starts its worker first)
+MAX_FAILED_STARTS = 5     # actors of one worker dying before they are ready: a broken node, not bad luck
+CANCELLED = getattr(messages, "CANCELLED", "cancelled")
 
 
 class RayEngineError(ConfigError):
@@ -75,10 +79,14 @@ class NodeWorker:
     """The Ray actor: one local ``Worker`` (a spawned process) on the actor's node."""
 
     def __init__(self, index: int, settings: WorkerSettings):
+        local = {}  # paths of the driver's machine that this node may not have
         log = settings.log_path
         if log and not os.path.isdir(os.path.dirname(log) or "."):  # campaign folder not on this node
-            log = os.path.join(tempfile.gettempdir(), "fuzzcomp-workers.log")
-        self.worker = Worker(index, replace(settings, log_path=log))
+            local["log_path"] = os.path.join(tempfile.gettempdir(), "fuzzcomp-workers.log")
+        if "cache_dir" in {f.name for f in fields(settings)} and getattr(settings, "cache_dir") \
+                and not os.path.isdir(settings.cache_dir):
+            local["cache_dir"] = None  # the driver's shared compile cache: one private cache per worker here
+        self.worker = Worker(index, replace(settings, **local))
         self.worker.start()
 
     def where(self) -> dict:
@@ -105,6 +113,8 @@ class RayWorker:
         self.job: Job | None = None
         self.started_at = 0.0
         self.attempt = 0
+        self.failed_starts = 0
+        self._cancel = threading.Event()
 
     # ---- lifecycle -------------------------------------------------------------------
     def start(self) -> None:
@@ -123,6 +133,36 @@ class RayWorker:
     def restart(self) -> None:
         self.kill()
         self.start()
+
+    def poll_ready(self) -> bool:
+        """Without blocking: has the actor started its worker? Replaces an actor that died starting."""
+        self.start()
+        ray = self.engine.ray
+        if not ray.wait([self.where_ref], timeout=0)[0]:
+            return False
+        try:
+            ray.get(self.where_ref)
+            return True
+        except ray.exceptions.RayError as e:
+            self._start_failed(_first_line(e))
+            self.kill()
+            self.node, self.oversubscribed = self.engine.relocate(self)
+            self.start()
+            return False
+
+    def _start_failed(self, why: str) -> None:
+        self.failed_starts += 1
+        self.engine.log("ray-start-failed", worker=self.index, node=self.node[:12], error=why)
+        if self.failed_starts >= MAX_FAILED_STARTS:
+            raise RayEngineError(f"Ray worker {self.index} died {self.failed_starts} times while starting "
+                                 f"on node {self.node[:12]} ({why}); is fuzzcomp installed on every node?")
+
+    def cancel(self) -> None:
+        """From any thread: make the running and all later ``run`` calls give up at once."""
+        self._cancel.set()
+
+    def clear_cancel(self) -> None:
+        self._cancel.clear()
 
     def stop(self) -> None:
         if self.actor is not None and self.ref is None:
@@ -172,6 +212,7 @@ class RayWorker:
         except ray.exceptions.RayError as e:      # the actor or its node is gone
             return self._lost(job, _first_line(e))
         self.job = self.ref = None
+        self.failed_starts = 0
         return result
 
     def _lost(self, job: Job, why: str) -> JobResult | None:
@@ -179,6 +220,12 @@ class RayWorker:
         engine.losses += 1
         engine.log("ray-lost", worker=self.index, node=self.node[:12], job=job.id, job_kind=job.kind,
                    seed=job.case.seed, attempt=self.attempt, error=why)
+        ray = engine.ray
+        if self.where_ref is not None and ray.wait([self.where_ref], timeout=0)[0]:
+            try:
+                ray.get(self.where_ref)
+            except ray.exceptions.RayError as e:  # this actor never got its worker going
+                self._start_failed(_first_line(e))
         self.kill()
         self.node, self.oversubscribed = engine.relocate(self)
         self.start()
@@ -196,8 +243,14 @@ class RayWorker:
 
     def run(self, job: Job) -> JobResult:
         """Submit and wait: the synchronous form used by the minimiser."""
+        if self._cancel.is_set():
+            return JobResult(job.id, CANCELLED, message="cancelled")
         self.submit(job)
         while True:
+            if self._cancel.is_set():
+                self.kill()
+                self.job = None
+                return JobResult(job.id, CANCELLED, message="cancelled")
             if self.ref is not None:
                 self.engine.ray.wait([self.ref], timeout=1.0)
             result = self.collect()
@@ -278,7 +331,8 @@ class RayEngine:
         return list(self._workers)
 
     def wait_any(self, workers, timeout: float) -> None:
-        refs = [w.ref for w in workers if w.ref is not None]
+        """Until a busy worker's job ends, or an idle one's actor is up (the caller passes only those)."""
+        refs = [r for w in workers if (r := w.ref if w.busy else w.where_ref) is not None]
         if refs:
             self.ray.wait(refs, num_returns=1, timeout=timeout)
         else:

@@ -34,7 +34,6 @@ import signal
 import tempfile
 import threading
 import time
-from multiprocessing.connection import wait
 from pathlib import Path
 
 from fuzzcomp.generators import GENERATOR_VERSION, generate
@@ -43,14 +42,15 @@ from fuzzcomp.generators.ir import Assign, If, Mutate, op_names, walk
 from fuzzcomp.oracles import primary
 
 from . import __version__
-from .config import RunConfig
+from .config import ConfigError, RunConfig
 from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job
 from .oracles_glue import crash_verdict
 from .pipeline import finish_finding
 from .repro import versions
 from .store import Store, StoreError
 from .triage import bucket_of
-from .worker import Worker, WorkerSettings, WorkerStartError
+from .engine import make_engine  # issue 9: local processes or Ray actors
+from .worker import WorkerSettings, WorkerStartError
 
 #: Messages by which torch or Python report an allocation refused by the memory cap.
 OOM_PATTERN = re.compile(r"can't allocate memory|not enough memory|out of memory|MemoryError|"
@@ -303,20 +303,28 @@ class Campaign:
 
     # ---- the loop ---------------------------------------------------------------------
     def run(self) -> dict:
-        self._open_store()
+        # issue 9: the engine makes the workers and waits on them (local processes by default, Ray
+        # actors with --ray); it connects first, so a bad --ray address fails before the store is touched
+        self.engine = make_engine(self.cfg, log=self.store.event)
+        try:
+            self._open_store()
+        except BaseException:
+            self.engine.close()
+            raise
         self.t_start = time.monotonic()
         end = self.t_start + self.cfg.seconds if self.cfg.seconds else None
         cache_dir, drop_cache = inductor_cache_dir()  # see worker.py: "Caches"
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
                                   log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir)
-        workers = self.workers = [Worker(i, settings) for i in range(self.cfg.jobs)]
+        workers = self.workers = self.engine.workers(self.cfg.jobs, settings)  # issue 9
         old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         failure = None
         try:
             for w in workers:
                 w.start()
+            self.store.event("engine", **self.engine.describe())  # issue 9
             self._loop(workers, end)
-        except (CampaignError, WorkerStartError) as e:
+        except (CampaignError, WorkerStartError, ConfigError) as e:  # ConfigError: RayEngineError
             failure = str(e)
         except OSError as e:
             where = f" ({e.filename})" if getattr(e, "filename", None) else ""
@@ -326,6 +334,7 @@ class Campaign:
             self._end_minimiser(workers, wait_s=STOP_JOIN_S)
             for w in workers:
                 w.stop()
+            self.engine.close()  # issue 9
             for s, h in old_handlers.items():
                 signal.signal(s, h)
             if drop_cache:
@@ -382,11 +391,8 @@ class Campaign:
             if not busy and self._minimiser is None and not generating:
                 if not self.queue or not self.cfg.minimize or (end is not None and now >= end - 10):
                     return
-            waitables = [x for w in pool if w.busy or not w.poll_ready() for x in w.waitables()]
-            if waitables:
-                wait(waitables, timeout=0.5)
-            else:
-                time.sleep(0.2)
+            # issue 9: pipes and sentinels for local workers, object refs for Ray workers
+            self.engine.wait_any([w for w in pool if w.busy or not w.poll_ready()], timeout=0.5)
             if self.stop_reason:  # results after a stop may be the signal's own damage: dropped
                 continue
             for w in busy:

@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--recycle-every", type=_positive_int, default=None,
                    help="restart each worker after this many cases (default 200)")
     r.add_argument("--quiet", action="store_true", help="no live progress")
+    r.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
+                   help="run the workers as Ray actors on every node of a Ray cluster (one per core, "
+                   "or per GPU with --device cuda; --jobs caps the total). ADDRESS is the cluster's "
+                   "HOST:PORT; without it Ray's own lookup is used (RAY_ADDRESS, a cluster started with "
+                   "`ray start` here, else a new one on this machine). Needs pip install 'fuzzcomp[ray]'")
 
     rp = sub.add_parser("replay", help="re-run a seed or a finding and judge it again",
                         description="Re-run one case in an isolated worker. TARGET is a case seed "

@@ -50,7 +50,8 @@ def run_config(args):
     device = pick(args.device, "device", "cpu")
     memory = pick(args.memory_mb, "memory_mb", DEFAULT_MEMORY_MB if device == "cpu" else 0)
     cfg = RunConfig(out=out, seconds=seconds, cases=pick(args.cases, "cases"), seed=pick(args.seed, "seed", 0),
-                    jobs=pick(args.jobs, "jobs", os.cpu_count() or 1), device=device,
+                    jobs=pick(args.jobs, "jobs", 0 if args.ray is not None else os.cpu_count() or 1),
+                    ray=args.ray, device=device,
                     backend=pick(args.backend, "backend", "inductor"), mode=pick(args.mode, "mode"),
                     minimize=not args.no_minimize and fileset.get("minimize", True),
                     minimize_budget_s=pick(args.minimize_budget, "minimize_budget", 120.0),

@@ -35,6 +35,7 @@ class RunConfig:
     max_minimize_per_bucket: int = 2
     recycle_every: int = 200         # restart each worker after this many cases
     generator: dict = field(default_factory=dict)  # GenConfig overrides (from the settings file)
+    ray: str | None = None           # Ray cluster address ("default": Ray's own lookup); None = local
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -52,7 +53,7 @@ def validate(cfg: RunConfig) -> RunConfig:
         raise ConfigError(f"the time budget must be positive, got {cfg.seconds:g} s")
     if cfg.cases is not None and cfg.cases <= 0:
         raise ConfigError(f"--cases must be a positive number, got {cfg.cases}")
-    if cfg.jobs < 1 or cfg.jobs > 512:
+    if cfg.jobs < (0 if cfg.ray is not None else 1) or cfg.jobs > 512:  # with --ray, 0 = every slot
         raise ConfigError(f"--jobs must be between 1 and 512, got {cfg.jobs}")
     if cfg.device not in ("cpu", "cuda"):
         raise ConfigError(f"--device must be cpu or cuda, got {cfg.device!r}")
@@ -68,7 +69,7 @@ def validate(cfg: RunConfig) -> RunConfig:
     if cfg.recycle_every < 1 or cfg.max_minimize_per_bucket < 0:
         raise ConfigError("recycle_every must be >= 1 and max_minimize_per_bucket >= 0")
     check_generator(cfg.generator)
-    if cfg.device == "cuda":
+    if cfg.device == "cuda" and cfg.ray is None:  # on Ray the GPUs are on the nodes, not here
         import torch
         if not torch.cuda.is_available():
             raise ConfigError("--device cuda: this torch has no usable CUDA device "

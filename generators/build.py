@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from . import structure
 from .choices import ChoiceStream
-from .ir import Case, CompileSpec, Input, Program, Ref, TensorType
+from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
 from .registry import REGISTRY
 from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re-exported)
 from .scope import LIMIT, Scope, Val, new_counter
@@ -73,9 +73,9 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
         outputs = outputs[:1]
     program = Program(tuple(inputs), tuple(scope.stmts), outputs, symbols,
                       helpers=tuple(h.fn for h in ctx.helpers) + tuple(ctx.cond_fns),
-                      module=structure.module_def(ctx), globals=tuple(ctx.globals), out_kind=out_kind)
+                      module=structure.module_def(ctx, scope.stmts), globals=tuple(ctx.globals), out_kind=out_kind)
     dynamic = ch.choice((None, None, True, False))
-    calls = make_calls(ch, program, symbols, sizes, n_calls, ctx, scope.mutated, dynamic)
+    calls = make_calls(ch, program, symbols, sizes, n_calls, ctx, tainted_sources(program), dynamic)
     return Case(program, calls, CompileSpec(dynamic=dynamic), seed, GENERATOR_VERSION)
 
 

@@ -117,7 +117,8 @@ def _module_class(m: ModuleDef, forward_lines: list[str]) -> list[str]:
              f"{INDENT * 2}super().__init__()"]
     for st in m.state:
         if st.kind == "param":
-            lines.append(f"{INDENT * 2}self.{st.name} = torch.nn.Parameter({_tensor_ctor(st.type)})")
+            frozen = "" if st.requires_grad else ", requires_grad=False"
+            lines.append(f"{INDENT * 2}self.{st.name} = torch.nn.Parameter({_tensor_ctor(st.type)}{frozen})")
         else:
             lines.append(f"{INDENT * 2}self.register_buffer({st.name!r}, {_tensor_ctor(st.type)})")
     for attr, sub in m.submodules:

@@ -204,6 +204,7 @@ class StateTensor:
     name: str
     type: TensorType
     kind: str = "param"
+    requires_grad: bool = True   # params only: False for frozen ones
 
 
 @dataclass(frozen=True)
@@ -442,3 +443,39 @@ def op_names(program: Program) -> list[str]:
         elif isinstance(s, CondOp):
             out.append("torch.cond")
     return out
+
+
+def tainted_sources(program: Program) -> set[str]:
+    """Inputs, ``self.*`` state and globals whose values reach a tensor written in place.
+
+    Such a source must not require grad: eager would only fail in backward ("a
+    variable needed for gradient computation has been modified by an inplace
+    operation") while a compiler tracing the joint graph fails at once. Helper and
+    submodule calls whose body writes in place taint all their arguments.
+    """
+    deps: dict[str, set[str]] = {}
+    writers = {f.name for f in program.helpers if any(isinstance(s, Mutate) for s in walk(f.body))}
+    if program.module is not None:
+        for attr, sub in program.module.submodules:
+            if sub.forward is not None and any(isinstance(s, Mutate) for s in walk(sub.forward.body)):
+                writers.add(f"self.{attr}")
+    tainted: set[str] = set()
+
+    def d(names) -> set[str]:
+        out: set[str] = set()
+        for n in names:
+            out |= deps.get(n, {n})
+        return out
+
+    for s in walk(program.body):  # names rebound (joins, loop-carried) accumulate their sources
+        if isinstance(s, (Assign, CallFn)):
+            deps[s.out] = deps.get(s.out, set()) | d(refs_of(s))
+            if isinstance(s, CallFn) and s.fn in writers:
+                tainted |= deps[s.out]
+        elif isinstance(s, CondOp):
+            deps[s.out] = deps.get(s.out, set()) | d(s.operands)
+        elif isinstance(s, Mutate):
+            u = d(refs_of(s))
+            tainted |= u
+            deps[s.target] = u
+    return tainted

@@ -12,12 +12,14 @@ ends up outside the body (helpers, module state, globals, scalar arguments).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .choices import ChoiceStream
 from .ir import (Assign, CallFn, CondOp, DataCond, Function, Global, If, Input, Loop, ModuleDef,
-                 Mutate, Ref, Return, ScalarCond, SizeCond, StateTensor, TensorType, While, With)
+                 Mutate, Program, Ref, Return, ScalarCond, SizeCond, StateTensor, TensorType, While,
+                 With, tainted_sources, walk)
 from .scope import Scope, Val
 
 BRANCH_OPS = ("torch.sin({0})", "torch.tanh({0})", "torch.relu({0})", "torch.neg({0})",
@@ -485,7 +487,20 @@ def structure_stmt(ch: ChoiceStream, scope: StructScope, ctx: Context) -> None:
         ctx.one_stmt(ch, scope)
 
 
-def module_def(ctx: Context) -> ModuleDef | None:
+def module_def(ctx: Context, body) -> ModuleDef | None:
+    """The top module; parameters whose values reach an in-place write are frozen."""
     if not ctx.module:
         return None
-    return ModuleDef("Model", tuple(ctx.state), tuple((a, m) for a, m, _h in ctx.subs), None)
+    probe = Program((), tuple(body), (), (), helpers=tuple(h.fn for h in ctx.helpers),
+                    module=ModuleDef("Model", (), tuple((a, m) for a, m, _h in ctx.subs)))
+    tainted = tainted_sources(probe)
+    state = tuple(dataclasses.replace(st, requires_grad=f"self.{st.name}" not in tainted)
+                  if st.kind == "param" else st for st in ctx.state)
+    subs = []
+    for attr, m, _h in ctx.subs:
+        writes = any(isinstance(s, Mutate) for s in walk(m.forward.body))
+        if writes:
+            m = dataclasses.replace(m, state=tuple(dataclasses.replace(st, requires_grad=False)
+                                                   for st in m.state))
+        subs.append((attr, m))
+    return ModuleDef("Model", state, tuple(subs), None)

@@ -141,6 +141,7 @@ class Loop:
     items: tuple[str, ...]
     body: tuple["Stmt", ...]
     carried: tuple[tuple[str, TensorType], ...]
+    item_type: TensorType | None = None   # the type of ``index`` for tuple/iter/dict loops
 
 
 @dataclass(frozen=True)

@@ -255,7 +255,8 @@ def loop_block(ch: ChoiceStream, scope: StructScope, ctx: Context) -> bool:
         return False
     _init, c = pair
     body = _loop_body(ch, scope, ctx, c, index_val)
-    scope.stmts.append(Loop(index_name, kind, count, items, body, ((c.name, c.type),)))
+    scope.stmts.append(Loop(index_name, kind, count, items, body, ((c.name, c.type),),
+                            index_val.type if index_val is not None else None))
     return True
 
 

@@ -116,7 +116,7 @@ def dce(program: Program) -> Program:
 
 def _defined_before(program: Program, index: int) -> list[tuple[str, object]]:
     """(name, type) of inputs and top-level values defined before statement ``index``."""
-    names = [(i.name, i.type) for i in program.inputs]
+    names = [(i.name, i.type) for i in program.inputs if i.kind in ("tensor", "alias")]
     for s in program.body[:index]:
         if isinstance(s, (Assign, CallFn, CondOp)):
             names.append((s.out, s.type))
@@ -183,7 +183,8 @@ def simplify_branches(case: Case) -> Iterator[Case]:
         for side in ("then", "orelse"):
             branch = getattr(s, side)
             for j, inner in enumerate(branch):
-                if isinstance(inner, Assign) and inner.out in joins:
+                if isinstance(inner, Assign) and (inner.out in joins or
+                                                  any(inner.out in refs_of(x) for x in branch[j + 1:])):
                     continue
                 new_if = dataclasses.replace(s, **{side: branch[:j] + branch[j + 1:]})
                 yield _with_program(case, body=p.body[:i] + (new_if,) + p.body[i + 1:])

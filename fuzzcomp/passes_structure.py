@@ -14,7 +14,7 @@ import dataclasses
 from typing import Iterator
 
 from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, If, Input, Lit, Loop, Program, Ref,
-                                    ScalarCond, Stmt, While, With, children, walk, walk_program)
+                                    ScalarCond, Stmt, While, With, children, refs_of, walk, walk_program)
 
 
 def _with_program(case: Case, **changes) -> Case:
@@ -127,7 +127,9 @@ def _prune(p: Program) -> Program:
     helpers = tuple(f for f in p.helpers if _calls_to(p, f.name))
     module = p.module
     if module is not None:
-        subs = tuple((a, m) for a, m in module.submodules if _calls_to(p, f"self.{a}"))
+        names = set().union(*(refs_of(s) for s in p.body)) if p.body else set()
+        subs = tuple((a, m) for a, m in module.submodules
+                     if _calls_to(p, f"self.{a}") or any(n.startswith(f"self.{a}.") for n in names))
         module = dataclasses.replace(module, submodules=subs)
     return dataclasses.replace(p, helpers=helpers, module=module)
 

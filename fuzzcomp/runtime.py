@@ -108,13 +108,13 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
             out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw))
     names = [spec[0] for spec in specs]
     for name in extra.get("requires_grad") or ():
-        x = out[names.index(name)]
+        x = out[names.index(name)] if name in names else None
         if isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not x.is_inference():
             x.requires_grad_()
     for name, dim, how in extra.get("marks", ()):
         dynamo = __import__("torch._dynamo", fromlist=["mark_dynamic"])
         mark = getattr(dynamo, "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic", None)
-        if mark is not None:
+        if mark is not None and name in names:
             mark(out[names.index(name)], dim)
     return out
 

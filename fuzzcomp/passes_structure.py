@@ -14,7 +14,8 @@ import dataclasses
 from typing import Iterator
 
 from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, If, Input, Lit, Loop, Program, Ref,
-                                    ScalarCond, Stmt, While, With, children, refs_of, walk, walk_program)
+                                    ScalarCond, Stmt, TensorType, While, With, children, refs_of, walk,
+                                    walk_program)
 
 
 def _with_program(case: Case, **changes) -> Case:
@@ -70,8 +71,10 @@ def _unwrap(s: Stmt) -> tuple[Stmt, ...] | None:
     if isinstance(s, While):
         return s.body
     if isinstance(s, Loop):
-        if s.kind == "range":
-            return s.body
+        if s.kind == "range":  # bind the Python index to its first value (a non-tensor type)
+            used = any(s.index in refs_of(x) for x in s.body)
+            first = (Assign(s.index, "loop:index", "0", (), TensorType((), "pyint")),) if used else ()
+            return first + s.body
         if s.kind == "tuple":
             return _rename_all(s.body, s.index, s.items[0])
         key = "'k0'" if s.kind == "dict" else "0"

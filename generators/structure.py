@@ -16,6 +16,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
+import torch
+
 from .choices import ChoiceStream
 from .ir import (Assign, CallFn, CondOp, DataCond, Function, Global, If, Input, Loop, ModuleDef,
                  Mutate, Program, Ref, Return, ScalarCond, SizeCond, StateTensor, TensorType, While,
@@ -25,9 +27,11 @@ from .scope import Scope, Val
 BRANCH_OPS = ("torch.sin({0})", "torch.tanh({0})", "torch.relu({0})", "torch.neg({0})",
               "torch.sigmoid({0})", "{0}.clone()", "torch.abs({0})")
 COND_OPS = ("torch.sin({0})", "torch.tanh({0})", "torch.sigmoid({0})", "{0} * 0.5", "torch.cos({0})")
+HAS_COND = hasattr(torch, "cond")   # torch.cond is only drawn where this torch has it
 INT_SCALARS = (0, 1, 2, 3)
 FLOAT_SCALARS = (0.5, -0.75, 1.5, 2.0, -1.25, 0.25)
 CARRY = "{0} * 0.5 + torch.tanh({1}) * 0.5"   # a contraction: |c| <= max(|c0|, 1) forever
+CARRY_INDEX = "{0} * 0.5 + torch.tanh({1} + {2}) * 0.5"
 
 
 class StructScope(Scope):
@@ -220,14 +224,19 @@ def _carried(scope: StructScope) -> tuple[Val, Val] | None:
     return (init, c) if c is not None else None
 
 
-def _loop_body(ch: ChoiceStream, scope: StructScope, ctx: Context, c: Val, index: Val | None):
+def _loop_body(ch: ChoiceStream, scope: StructScope, ctx: Context, c: Val, index: Val | None,
+               index_int: str | None = None):
     child = scope.child(readonly=True)
     if index is not None:
         child.vals.append(index)
     for _k in range(ch.integer(0, 2)):
         ctx.one_stmt(ch, child)
     src = child.pick(lambda v: v.type == c.type) or c
-    child.stmts.append(Assign(c.name, "loop:carry", CARRY, (Ref(c.name), Ref(src.name)), c.type))
+    if index_int is not None and ch.boolean(0.4):  # the Python loop index feeds the update
+        child.stmts.append(Assign(c.name, "loop:carry_index", CARRY_INDEX,
+                                  (Ref(c.name), Ref(src.name), Ref(index_int)), c.type))
+    else:
+        child.stmts.append(Assign(c.name, "loop:carry", CARRY, (Ref(c.name), Ref(src.name)), c.type))
     return tuple(child.stmts)
 
 
@@ -254,7 +263,7 @@ def loop_block(ch: ChoiceStream, scope: StructScope, ctx: Context) -> bool:
     if pair is None:
         return False
     _init, c = pair
-    body = _loop_body(ch, scope, ctx, c, index_val)
+    body = _loop_body(ch, scope, ctx, c, index_val, index_name if kind == "range" else None)
     scope.stmts.append(Loop(index_name, kind, count, items, body, ((c.name, c.type),),
                             index_val.type if index_val is not None else None))
     return True
@@ -383,6 +392,8 @@ def submodule_call(ch: ChoiceStream, scope: StructScope, ctx: Context) -> bool:
 
 def cond_op(ch: ChoiceStream, scope: StructScope, ctx: Context) -> bool:
     """``torch.cond`` with a size or data predicate and two small pointwise branches."""
+    if not HAS_COND:
+        return False
     first = scope.pick(lambda v: v.type.is_float and not v.name.startswith("self."))
     if first is None:
         return False

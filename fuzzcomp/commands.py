@@ -189,9 +189,12 @@ def cmd_show(args) -> int:
     from fuzzcomp.generators import emit, generate
     case = generate(args.seed)
     print(emit(case.program))
+    from .execute import call_entry
     for k, c in enumerate(case.calls):
         sizes = ", ".join(f"{s}={v}" for s, v in zip(case.program.symbols, c.sizes))
-        print(f"call {k}: {sizes}  value seed {c.seed}")
+        entry = call_entry(case, c)
+        state = f"  state {entry[2]}" if len(entry) > 2 else ""
+        print(f"call {k}: {sizes}  value seed {c.seed}{state}")
     for i in case.program.inputs:
         print(f"input {i.name}: shape {i.type.shape} {i.type.dtype} {i.layout}")
     print(f"compile: dynamic={case.compile.dynamic} fullgraph={case.compile.fullgraph}  "

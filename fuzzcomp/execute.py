@@ -17,7 +17,7 @@ from fuzzcomp.oracles import CallRecord, Observation, judge, needs_perturbation
 from fuzzcomp.oracles.verdict import Verdict
 
 from .backends import resolve_backend
-from .runtime import make_inputs, run_call
+from .runtime import run_scheduled
 
 PERTURB_EPS = 4.0     # perturbed runs move float inputs by this many machine epsilons
 PERTURB_DRAWS = 2
@@ -31,15 +31,68 @@ def configure_torch() -> None:
         inductor_config.compile_threads = 1
 
 
-def load_program(case: Case):
+def load_namespace(case: Case) -> dict:
+    """Execute the emitted source; the namespace holds ``fn``, MODEL, globals and helpers."""
     source = emit(case.program)
     namespace = {"torch": torch}
     exec(compile(source, f"<fuzzcomp seed {case.seed}>", "exec"), namespace)
-    return namespace[case.program.name]
+    return namespace
+
+
+def load_program(case: Case):
+    return load_namespace(case)[case.program.name]
 
 
 def input_specs(case: Case) -> list[tuple]:
-    return [(i.name, i.type.shape, i.type.dtype, i.layout) for i in case.program.inputs]
+    """The runtime's input table: (name, shape, dtype, layout[, info]) per input."""
+    specs = []
+    names = [i.name for i in case.program.inputs]
+    for i in case.program.inputs:
+        spec = (i.name, i.type.shape, i.type.dtype, i.layout)
+        if i.kind in ("list", "tuple", "dict"):
+            spec += ({"kind": i.kind, "count": i.count},)
+        elif i.kind in ("int", "float"):
+            spec += ({"kind": i.kind},)
+        elif i.kind == "alias":
+            spec += ({"kind": "alias", "of": names.index(i.alias_of), "view": i.view},)
+        specs.append(spec)
+    return specs
+
+
+def state_specs(case: Case) -> list[tuple]:
+    """The runtime's state table: (path, shape, dtype, param|buffer|global) per state tensor."""
+    from fuzzcomp.generators.emit import MODEL_INSTANCE
+    out = []
+
+    def module(m, prefix):
+        for st in m.state:
+            out.append((f"{prefix}.{st.name}", st.type.shape, st.type.dtype, st.kind))
+        for attr, sub in m.submodules:
+            module(sub, f"{prefix}.{attr}")
+    if case.program.module is not None:
+        module(case.program.module, MODEL_INSTANCE)
+    out += [(g.name, g.type.shape, g.type.dtype, "global") for g in case.program.globals if g.kind == "tensor"]
+    return out
+
+
+def call_entry(case: Case, call) -> tuple:
+    """One call-table row: (sizes, seed) or (sizes, seed, extra) with the non-default call state."""
+    extra: dict = {}
+    if call.scalars:
+        extra["scalars"] = call.scalars
+    if call.globals:
+        extra["globals"] = call.globals
+    if call.grad_mode != "grad":
+        extra["grad_mode"] = call.grad_mode
+    if call.inference_inputs:
+        extra["inference_inputs"] = True
+    grads = call.requires_grad if call.requires_grad is not None else \
+        tuple(i.name for i in case.program.inputs if i.requires_grad)
+    if grads:
+        extra["requires_grad"] = grads
+    if call.marks:
+        extra["marks"] = call.marks
+    return (call.sizes, call.seed, extra) if extra else (call.sizes, call.seed)
 
 
 def _compile(fn, case: Case):
@@ -57,14 +110,13 @@ def _graph_count() -> int:
 
 def observe(case: Case, eager_only: bool = False) -> Observation:
     import torch._dynamo
-    fn = load_program(case)
-    specs, names = input_specs(case), [i.name for i in case.program.inputs]
+    namespace = load_namespace(case)
+    fn = namespace[case.program.name]
+    specs, states, symbols = input_specs(case), state_specs(case), case.program.symbols
     device = case.compile.device
-    symbols = case.program.symbols
 
     def run(f, call, **kw):
-        env = dict(zip(symbols, call.sizes))
-        return run_call(f, make_inputs(specs, env, call.seed, device=device, **kw), names, call.seed)
+        return run_scheduled(namespace, f, specs, states, symbols, call_entry(case, call), device, **kw)
 
     timings = {"eager": 0.0, "compiled": 0.0}
     records = []
@@ -90,12 +142,13 @@ def observe(case: Case, eager_only: bool = False) -> Observation:
 
 
 def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS) -> None:
-    fn = load_program(case)
-    specs, names = input_specs(case), [i.name for i in case.program.inputs]
+    namespace = load_namespace(case)
+    fn = namespace[case.program.name]
+    specs, states = input_specs(case), state_specs(case)
     for rec, call in zip(obs.calls, case.calls):
-        env = dict(zip(case.program.symbols, call.sizes))
-        rec.perturbed = [run_call(fn, make_inputs(specs, env, call.seed, device=case.compile.device,
-                                                  perturb=PERTURB_EPS, draw=d), names, call.seed)
+        entry = call_entry(case, call)
+        rec.perturbed = [run_scheduled(namespace, fn, specs, states, case.program.symbols, entry,
+                                       case.compile.device, perturb=PERTURB_EPS, draw=d)
                          for d in range(draws)]
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Iterator
 
-from fuzzcomp.generators.ir import (Assign, Call, Case, If, Input, Lit, Mutate, Program, Ref, Size,
-                                    SizeCond, Stmt, refs_of, walk)
+from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, DataCond, If, Loop, Mutate, Program,
+                                    Ref, Return, ScalarCond, Size, SizeCond, Stmt, While, With,
+                                    cond_refs, refs_of, walk, walk_program)
 
 Pass = Callable[[Case], Iterator[Case]]
 
@@ -30,36 +31,83 @@ def _rename_arg(a, old: str, new: str):
     return a
 
 
+def _rename_cond(c, old: str, new: str):
+    if isinstance(c, (SizeCond, DataCond)) and c.var == old:
+        return dataclasses.replace(c, var=new)
+    if isinstance(c, ScalarCond) and c.name == old:
+        return dataclasses.replace(c, name=new)
+    return c
+
+
 def rename(stmt: Stmt, old: str, new: str) -> Stmt:
+    """Rename the reads of ``old`` (never a definition) in one statement, nested blocks included."""
+    sub = lambda n: new if n == old else n  # noqa: E731
+    block = lambda b: tuple(rename(x, old, new) for x in b)  # noqa: E731
     if isinstance(stmt, Assign):
         return dataclasses.replace(stmt, args=tuple(_rename_arg(a, old, new) for a in stmt.args))
     if isinstance(stmt, Mutate):
-        return dataclasses.replace(stmt, target=new if stmt.target == old else stmt.target,
+        return dataclasses.replace(stmt, target=sub(stmt.target),
                                    args=tuple(_rename_arg(a, old, new) for a in stmt.args))
-    cond = stmt.cond if stmt.cond.var != old else SizeCond(new, stmt.cond.dim, stmt.cond.value)
-    return dataclasses.replace(stmt, cond=cond, then=tuple(rename(s, old, new) for s in stmt.then),
-                               orelse=tuple(rename(s, old, new) for s in stmt.orelse))
+    if isinstance(stmt, CallFn):
+        return dataclasses.replace(stmt, args=tuple(_rename_arg(a, old, new) for a in stmt.args))
+    if isinstance(stmt, CondOp):
+        return dataclasses.replace(stmt, pred=_rename_cond(stmt.pred, old, new),
+                                   operands=tuple(map(sub, stmt.operands)))
+    if isinstance(stmt, Return):
+        return dataclasses.replace(stmt, values=tuple(map(sub, stmt.values)))
+    if isinstance(stmt, If):
+        return dataclasses.replace(stmt, cond=_rename_cond(stmt.cond, old, new), then=block(stmt.then),
+                                   orelse=block(stmt.orelse))
+    if isinstance(stmt, Loop):
+        count = sub(stmt.count) if isinstance(stmt.count, str) else stmt.count
+        return dataclasses.replace(stmt, count=count, items=tuple(map(sub, stmt.items)), body=block(stmt.body))
+    if isinstance(stmt, While):
+        return dataclasses.replace(stmt, var=sub(stmt.var), body=block(stmt.body))
+    if isinstance(stmt, With):
+        return dataclasses.replace(stmt, body=block(stmt.body))
+    raise TypeError(f"not a statement: {stmt!r}")
+
+
+def _has(body, kinds) -> bool:
+    return any(isinstance(x, kinds) for x in walk(body))
 
 
 def dce(program: Program) -> Program:
-    """Drop assignments nobody reads (in-place statements and their operands stay)."""
+    """Drop assignments and calls nobody reads (in-place statements, early returns and their
+    operands stay); drop blocks whose results are dead."""
     def sweep(body: tuple[Stmt, ...], live: set[str]) -> tuple[tuple[Stmt, ...], set[str]]:
         kept: list[Stmt] = []
         for s in reversed(body):
-            if isinstance(s, Assign):
+            if isinstance(s, (Assign, CallFn, CondOp)):
                 if s.out not in live:
                     continue
                 live = live | refs_of(s)
-            elif isinstance(s, Mutate):
+            elif isinstance(s, (Mutate, Return)):
                 live = live | refs_of(s)
-            else:
+            elif isinstance(s, If):
                 joins = {n for n, _ in s.joins}
-                if not joins & live and not any(isinstance(x, Mutate) for x in walk(s.then + s.orelse)):
+                if not joins & live and not _has(s.then + s.orelse, (Mutate, Return)):
                     continue
                 then, lt = sweep(s.then, live)
                 orelse, le = sweep(s.orelse, live)
                 s = dataclasses.replace(s, then=then, orelse=orelse)
-                live = live | lt | le | {s.cond.var}
+                live = live | lt | le | cond_refs(s.cond)
+            elif isinstance(s, (Loop, While)):
+                carried = {n for n, _ in s.carried}
+                if not carried & live and not _has(s.body, (Mutate, Return)):
+                    continue
+                body_live = live | carried
+                inner, lb = sweep(s.body, body_live)
+                inner, lb = sweep(s.body, lb)  # a second round: values used by the next iteration
+                s = dataclasses.replace(s, body=inner)
+                live = live | lb | (set(s.items) if isinstance(s, Loop) else {s.var})
+                if isinstance(s, Loop) and isinstance(s.count, str):
+                    live = live | {s.count}
+            elif isinstance(s, With):
+                inner, live = sweep(s.body, live)
+                if not inner:
+                    continue
+                s = dataclasses.replace(s, body=inner)
             kept.append(s)
         return tuple(reversed(kept)), live
     body, _ = sweep(program.body, set(program.outputs))
@@ -68,12 +116,14 @@ def dce(program: Program) -> Program:
 
 def _defined_before(program: Program, index: int) -> list[tuple[str, object]]:
     """(name, type) of inputs and top-level values defined before statement ``index``."""
-    names = [(i.name, i.type) for i in program.inputs]
+    names = [(i.name, i.type) for i in program.inputs if i.kind in ("tensor", "alias")]
     for s in program.body[:index]:
-        if isinstance(s, Assign):
+        if isinstance(s, (Assign, CallFn, CondOp)):
             names.append((s.out, s.type))
         elif isinstance(s, If):
             names += list(s.joins)
+        elif isinstance(s, (Loop, While)):
+            names += list(s.carried)
     return names
 
 
@@ -110,8 +160,10 @@ def delete_statements(case: Case) -> Iterator[Case]:
                 prog = dataclasses.replace(p, body=p.body[:i] + branch + rest)
                 yield _with_program(case, body=dce(prog).body)
             continue
+        if not isinstance(s, (Assign, CallFn, CondOp)):
+            continue  # loops, with-blocks: see passes_structure.unwrap_blocks
         earlier = _defined_before(p, i)
-        arg_names = [a.name for a in s.args if isinstance(a, Ref)]
+        arg_names = sorted(refs_of(s))
         cands = [n for n, t in earlier if t == s.type and n in arg_names] + \
                 [n for n, t in reversed(earlier) if t == s.type and n not in arg_names]
         for new in cands[:3]:
@@ -131,7 +183,8 @@ def simplify_branches(case: Case) -> Iterator[Case]:
         for side in ("then", "orelse"):
             branch = getattr(s, side)
             for j, inner in enumerate(branch):
-                if isinstance(inner, Assign) and inner.out in joins:
+                if isinstance(inner, Assign) and (inner.out in joins or
+                                                  any(inner.out in refs_of(x) for x in branch[j + 1:])):
                     continue
                 new_if = dataclasses.replace(s, **{side: branch[:j] + branch[j + 1:]})
                 yield _with_program(case, body=p.body[:i] + (new_if,) + p.body[i + 1:])
@@ -140,6 +193,7 @@ def simplify_branches(case: Case) -> Iterator[Case]:
 def drop_inputs(case: Case) -> Iterator[Case]:
     p = case.program
     used = set().union(*(refs_of(s) for s in p.body)) | set(p.outputs) if p.body else set(p.outputs)
+    used |= {i.alias_of for i in p.inputs if i.kind == "alias"}
     for k, inp in enumerate(p.inputs):
         if inp.name not in used and len(p.inputs) > 1:
             yield _with_program(case, inputs=p.inputs[:k] + p.inputs[k + 1:])
@@ -156,8 +210,8 @@ def shrink_sizes(case: Case) -> Iterator[Case]:
         for target in (1, 2, 3, 4, 5, 7, 8):
             if target >= max(values):
                 break
-            calls = tuple(Call(c.sizes[:j] + (min(c.sizes[j], target),) + c.sizes[j + 1:], c.seed)
-                          for c in case.calls)
+            calls = tuple(dataclasses.replace(c, sizes=c.sizes[:j] + (min(c.sizes[j], target),)
+                                              + c.sizes[j + 1:]) for c in case.calls)
             if calls != case.calls:
                 yield dataclasses.replace(case, calls=calls)
 
@@ -179,24 +233,33 @@ def simplify_options(case: Case) -> Iterator[Case]:
 
 def reseed_calls(case: Case) -> Iterator[Case]:
     """Small seeds read better in a repro; values change, so the reducer must re-check."""
-    calls = tuple(Call(c.sizes, k) for k, c in enumerate(case.calls))
+    calls = tuple(dataclasses.replace(c, seed=k) for k, c in enumerate(case.calls))
     if calls != case.calls:
         yield dataclasses.replace(case, calls=calls)
 
 
+def _structure_tiers():
+    from . import passes_structure as ps
+    return ps.TIER_BIG, ps.TIER_FINE
+
+
+_BIG, _FINE = _structure_tiers()
+
 TIERS: list[list[Pass]] = [
     [drop_outputs, drop_calls],
-    [delete_statements, simplify_branches, drop_inputs],
-    [shrink_sizes, simplify_inputs, simplify_options, reseed_calls],
+    [delete_statements, simplify_branches, drop_inputs] + _BIG,
+    [shrink_sizes, simplify_inputs, simplify_options, reseed_calls] + _FINE,
 ]
 
 
 def size_of(case: Case) -> tuple:
     """A well-founded measure: every accepted candidate must make it smaller."""
+    from .passes_structure import structure_weight, schedule_fancy
     p = case.program
-    n_stmts = sum(1 for _ in walk(p.body))
+    n_stmts = sum(1 for _ in walk_program(p))
     total = sum(sum(c.sizes) for c in case.calls)
     fancy = sum(i.layout != "contiguous" for i in p.inputs) + (case.compile.dynamic is not None) \
-        + case.compile.fullgraph
+        + case.compile.fullgraph + schedule_fancy(case)
     seeds = sum(min(c.seed, 10**6) for c in case.calls)
-    return (n_stmts + len(p.outputs) + len(p.inputs), len(case.calls), total, fancy, seeds)
+    return (n_stmts + len(p.outputs) + len(p.inputs) + structure_weight(p), len(case.calls), total, fancy,
+            seeds)

@@ -23,19 +23,17 @@ from fuzzcomp.generators.ir import Case
 from fuzzcomp.oracles import fp64rule
 
 from . import runtime
-from .execute import PERTURB_DRAWS, PERTURB_EPS
+from .execute import PERTURB_DRAWS, PERTURB_EPS, call_entry, input_specs, state_specs
 from .triage import BucketKey
 
 _MAIN = '''
 def check():
     """None when compiled agrees with eager on every call, else a one-line problem."""
-    names = [spec[0] for spec in INPUTS]
     compiled = torch.compile(fn, **COMPILE)
-    for k, (sizes, seed) in enumerate(CALLS):
-        env = dict(zip(SYMBOLS, sizes))
+    for k, entry in enumerate(CALLS):
 
         def run(f, **kw):
-            return run_call(f, make_inputs(INPUTS, env, seed, device=DEVICE, **kw), names, seed)
+            return run_scheduled(globals(), f, INPUTS, STATE, SYMBOLS, entry, DEVICE, **kw)
 
         eager, again, ref, comp = run(fn), run(fn), run(fn, upcast=True), run(compiled)
         if comp.error and not eager.error:
@@ -111,8 +109,9 @@ def render_repro(case: Case, key: BucketKey, detail: str) -> str:
     v = versions()
     p = case.program
     imp, compile_lit = _compile_literal(case)
-    inputs = ",\n    ".join(repr((i.name, i.type.shape, i.type.dtype, i.layout)) for i in p.inputs)
-    calls = ",\n    ".join(repr((c.sizes, c.seed)) for c in case.calls)
+    inputs = ",\n    ".join(repr(spec) for spec in input_specs(case))
+    state = "".join(f"\n    {spec!r}," for spec in state_specs(case))
+    calls = ",\n    ".join(repr(call_entry(case, c)) for c in case.calls)
     header = f'''#!/usr/bin/env python3
 """fuzzcomp repro: {key.symptom} at stage {key.stage}.
 
@@ -136,12 +135,16 @@ torch._inductor.config.fallback_random = True
 '''
     body = f'''
 
-# (name, shape: ints or symbolic sizes, dtype, memory layout)
+# (name, shape: ints or symbolic sizes, dtype, memory layout[, kind info])
 INPUTS = [
     {inputs},
 ]
+# module parameters/buffers and tensor globals, loaded with seeded values before each call
+STATE = [{state}
+]
 SYMBOLS = {p.symbols!r}
-# one entry per call, in order: (a size for each symbol, value seed)
+# one entry per call, in order: (a size for each symbol, value seed[, call state:
+# scalar arguments, scalar globals, grad mode, requires_grad, dynamic marks])
 CALLS = [
     {calls},
 ]
@@ -151,6 +154,7 @@ PERTURB_EPS, PERTURB_DRAWS = {PERTURB_EPS!r}, {PERTURB_DRAWS!r}
 
 # ---- fuzzcomp runtime: seeded inputs with layouts, one call -> outputs + inputs after ----
 import collections  # noqa: E402
+import contextlib  # noqa: E402
 import math  # noqa: E402
 import traceback  # noqa: E402
 

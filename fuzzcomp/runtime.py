@@ -4,9 +4,14 @@ Contract: this module imports only ``torch`` and the standard library, and its
 source is pasted verbatim into repro files, so a repro builds inputs and runs
 calls exactly as the campaign did. ``make_input`` is deterministic in its
 arguments; ``run_call`` returns plain data (an ``Outcome`` tuple), never raises
-for errors raised by the program itself.
+for errors raised by the program itself. ``run_scheduled`` applies one entry
+of a call table ``(sizes, seed[, extra])`` the same way for every run (eager,
+fp64, compiled): module state and globals (``load_state``), inputs with the
+call's scalars, requires_grad, inference-mode creation and dynamic marks, and
+the call's grad mode; buffers and tensor globals are reported after the call.
 """
 import collections
+import contextlib
 import math
 import traceback
 
@@ -68,13 +73,83 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
     return base
 
 
-def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, draw=0):
-    """specs: [(name, shape with symbol names or ints, dtype, layout)], sizes: {symbol: int}."""
+def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, draw=0, call_extra=None):
+    """specs: [(name, shape with symbol names or ints, dtype, layout[, info])], sizes: {symbol: int}.
+
+    info (optional dict): kind tensor|list|tuple|dict (``count`` tensors)|int|float (the value
+    comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed).
+    call_extra (optional dict): scalars, inference_inputs, requires_grad (names), marks
+    ((name, dim, mark|maybe) for torch._dynamo.mark_dynamic / maybe_mark_dynamic).
+    """
+    extra = call_extra or {}
+    scalars = dict(extra.get("scalars", ()))
     out = []
-    for i, (_name, shape, dtype, layout) in enumerate(specs):
-        concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
-        out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw))
+    creation = torch.inference_mode() if extra.get("inference_inputs") else contextlib.nullcontext()
+    with creation:
+        for i, spec in enumerate(specs):
+            name, shape, dtype, layout = spec[:4]
+            info = spec[4] if len(spec) > 4 else {}
+            kind = info.get("kind", "tensor")
+            if kind in ("int", "float"):
+                out.append(scalars[name])
+                continue
+            if kind == "alias":
+                base, view = out[info["of"]], info.get("view", "same")
+                out.append(base if view == "same" else base.transpose(-1, -2) if view == "transposed"
+                           else base.view(base.shape))
+                continue
+            concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
+            if kind in ("list", "tuple", "dict"):
+                elems = [make_input(concrete, dtype, layout, (seed * 31 + i) * 7 + j, device, upcast, perturb,
+                                    draw) for j in range(info["count"])]
+                out.append(elems if kind == "list" else tuple(elems) if kind == "tuple"
+                           else {f"k{j}": e for j, e in enumerate(elems)})
+                continue
+            out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw))
+    names = [spec[0] for spec in specs]
+    for name in extra.get("requires_grad") or ():
+        x = out[names.index(name)] if name in names else None
+        if isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not x.is_inference():
+            x.requires_grad_()
+    for name, dim, how in extra.get("marks", ()):
+        dynamo = __import__("torch._dynamo", fromlist=["mark_dynamic"])
+        mark = getattr(dynamo, "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic", None)
+        if mark is not None and name in names:
+            mark(out[names.index(name)], dim)
     return out
+
+
+def _resolve(namespace, path):
+    obj = namespace[path.split(".")[0]]
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_state(namespace, state_specs, sizes, seed, call_extra=None, device="cpu", upcast=False,
+               perturb=0.0, draw=0):
+    """Before a call: seeded values into parameters/buffers (``MODEL.p0``) and tensor globals,
+    and the call's scalar globals. state_specs: [(path, shape, dtype, kind param|buffer|global)]."""
+    for i, (path, shape, dtype, kind) in enumerate(state_specs):
+        concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
+        t = make_input(concrete, dtype, "contiguous", seed * 31 + 1009 + i, device, upcast, perturb, draw)
+        if kind == "global":
+            namespace[path] = t
+            continue
+        target = _resolve(namespace, path)
+        with torch.no_grad():
+            if target.dtype == t.dtype and target.shape == t.shape:
+                target.copy_(t)
+            else:
+                target.data = t
+    for name, value in (call_extra or {}).get("globals", ()):
+        namespace[name] = value
+
+
+def state_after(namespace, state_specs):
+    """(label, value) of every buffer and tensor global, read after a call."""
+    return [(f"{kind} {path} after call", _resolve(namespace, path))
+            for path, _shape, _dtype, kind in state_specs if kind in ("buffer", "global")]
 
 
 def _flatten(obj, prefix, values, labels):
@@ -92,11 +167,19 @@ def _flatten(obj, prefix, values, labels):
         labels.append(prefix)
 
 
-def run_call(fn, inputs, names, rng_seed=0):
-    """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call."""
+_GRAD_MODES = {"no_grad": torch.no_grad, "inference": torch.inference_mode}
+
+
+def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None):
+    """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call.
+
+    grad_mode: grad | no_grad | inference (the call runs under that mode); after: optional
+    zero-argument callable giving extra (label, value) pairs to report after the call.
+    """
     torch.manual_seed(rng_seed)
     try:
-        result = fn(*inputs)
+        with _GRAD_MODES.get(grad_mode, contextlib.nullcontext)():
+            result = fn(*inputs)
     except Exception as e:  # the program's own failure is data, not a harness error
         frames = traceback.extract_tb(e.__traceback__)[-3:]
         where = " <- ".join(f"{f.name}" for f in reversed(frames))
@@ -106,4 +189,18 @@ def run_call(fn, inputs, names, rng_seed=0):
     _flatten(result, "output", values, labels)
     for name, x in zip(names, inputs):
         _flatten(x, f"input {name} after call", values, labels)
+    for label, x in (after() if after is not None else ()):
+        _flatten(x, label, values, labels)
     return Outcome(values, labels, None)
+
+
+def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,
+                  perturb=0.0, draw=0):
+    """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``."""
+    sizes, seed = entry[0], entry[1]
+    extra = entry[2] if len(entry) > 2 else {}
+    env = dict(zip(symbols, sizes))
+    load_state(namespace, state_specs, env, seed, extra, device, upcast, perturb, draw)
+    inputs = make_inputs(specs, env, seed, device, upcast, perturb, draw, call_extra=extra)
+    after = (lambda: state_after(namespace, state_specs)) if state_specs else None
+    return run_call(fn, inputs, [spec[0] for spec in specs], seed, extra.get("grad_mode", "grad"), after)

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import structure
 from .choices import ChoiceStream
-from .ir import Call, Case, CompileSpec, If, Input, Program, Ref, SizeCond, TensorType
+from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
 from .registry import REGISTRY
+from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re-exported)
 from .scope import LIMIT, Scope, Val, new_counter
+from .structure import StructScope
 
-GENERATOR_VERSION = "0.1"
+GENERATOR_VERSION = "0.2"
 
-# Sizes straddle the CPU vector widths so both vector bodies and scalar tails run.
-SIZES = (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33)
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_WEIGHTS = (8, 1.5, 1.5, 1, 1, 1, 0.5, 0.5, 0.5, 0.5)
 LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "channels_last")
 LAYOUT_WEIGHTS = (6, 1.5, 1, 1, 1, 0.7)
-BRANCH_OPS = ("torch.sin({0})", "torch.tanh({0})", "torch.relu({0})", "torch.neg({0})",
-              "torch.sigmoid({0})", "{0}.clone()", "torch.abs({0})")
+OUT_KINDS = ("tuple", "list", "dict", "single")
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class GenConfig:
     max_calls: int = 4
     max_rank: int = 4
     max_numel: int = 1 << 14
-    p_if: float = 0.12
+    p_struct: float = 0.3     # chance that a statement is a structural one (control flow, calls...)
 
 
 def generate(seed: int, config: GenConfig = GenConfig()) -> Case:
@@ -45,35 +45,38 @@ def generate_from_choices(choices: list[int], seed: int = 0, config: GenConfig =
     return _build(ChoiceStream(replay=choices), seed, config)
 
 
+def generate_from_stream(ch: ChoiceStream, seed: int = 0, config: GenConfig = GenConfig()) -> Case:
+    """Build from any ChoiceStream (e.g. one that draws from Hypothesis)."""
+    return _build(ch, seed, config)
+
+
 def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     n_sym = ch.integer(1, 3)
     symbols = tuple(f"s{i}" for i in range(n_sym))
     n_calls = ch.integer(1, cfg.max_calls)
-    sizes = _schedule_sizes(ch, symbols, n_calls)
+    sizes = schedule_sizes(ch, symbols, n_calls)
     counter = new_counter()
-    scope = Scope(ch, counter, sizes={s: sizes[s] for s in symbols}, max_numel=cfg.max_numel)
+    scope = StructScope(ch, counter, sizes={s: sizes[s] for s in symbols}, max_numel=cfg.max_numel)
     inputs = _inputs(ch, scope, symbols, cfg)
+    ctx = structure.Context(_one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
+    inputs += structure.extra_inputs(ch, scope, inputs, ctx)
+    structure.setup_state(ch, scope, inputs, ctx)
     n_stmts = ch.integer(2, cfg.max_stmts)
     for _ in range(n_stmts):
-        if ch.boolean(cfg.p_if):
-            _if_block(ch, scope, symbols)
+        if ch.boolean(cfg.p_struct):
+            structure.structure_stmt(ch, scope, ctx)
         else:
             _one_stmt(ch, scope)
     outputs = _outputs(ch, scope)
-    program = Program(tuple(inputs), tuple(scope.stmts), outputs, symbols)
-    calls = tuple(Call(tuple(sizes[s][i] for s in symbols), ch.subseed()) for i in range(n_calls))
+    out_kind = ctx.out_kind
+    if out_kind == "single":  # early returns were drawn for one value too
+        outputs = outputs[:1]
+    program = Program(tuple(inputs), tuple(scope.stmts), outputs, symbols,
+                      helpers=tuple(h.fn for h in ctx.helpers) + tuple(ctx.cond_fns),
+                      module=structure.module_def(ctx, scope.stmts), globals=tuple(ctx.globals), out_kind=out_kind)
     dynamic = ch.choice((None, None, True, False))
+    calls = make_calls(ch, program, symbols, sizes, n_calls, ctx, tainted_sources(program), dynamic)
     return Case(program, calls, CompileSpec(dynamic=dynamic), seed, GENERATOR_VERSION)
-
-
-def _schedule_sizes(ch: ChoiceStream, symbols, n_calls) -> dict[str, list[int]]:
-    sizes = {s: [ch.choice(SIZES)] for s in symbols}
-    for _ in range(1, n_calls):
-        change = ch.boolean(0.6)
-        for s in symbols:
-            prev = sizes[s][-1]
-            sizes[s].append(ch.choice(SIZES) if change and ch.boolean(0.6) else prev)
-    return sizes
 
 
 def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Input]:
@@ -103,36 +106,6 @@ def _one_stmt(ch: ChoiceStream, scope: Scope) -> None:
         op = ch.weighted(REGISTRY, weights)
         if op.build(scope):
             return
-
-
-def _if_block(ch: ChoiceStream, scope: Scope, symbols) -> None:
-    cands = [v for v in scope.all_vals() if v.is_input and any(isinstance(d, str) for d in v.type.shape)]
-    if not cands:
-        return _one_stmt(ch, scope)
-    x = ch.choice(cands)
-    dims = [i for i, d in enumerate(x.type.shape) if isinstance(d, str)]
-    dim = ch.choice(dims)
-    seen = sorted(set(scope.sizes[x.type.shape[dim]]))
-    # Split the schedule's values across the two branches where it can.
-    value = seen[ch.integer(0, len(seen) - 2)] if len(seen) > 1 else max(seen[0] - ch.integer(0, 1), 0)
-    joined = scope.pick(lambda v: v.type.is_float)
-    if joined is None:
-        return _one_stmt(ch, scope)
-    join_name = scope.fresh()
-    branches = []
-    for _ in range(2):
-        child = scope.child()
-        for _k in range(ch.integer(0, 2)):
-            _one_stmt(ch, child)
-        src = child.pick(lambda v: v.type == joined.type and v.bound <= joined.bound)
-        src = src or joined
-        template = ch.choice(BRANCH_OPS)
-        child.assign("branch:" + template.split("(")[0], template, (Ref(src.name),), joined.type,
-                     src.bound, name=join_name)
-        branches.append(tuple(child.stmts))
-    scope.stmts.append(If(SizeCond(x.name, dim, value), branches[0], branches[1],
-                          ((join_name, joined.type),)))
-    scope.vals.append(Val(join_name, joined.type, joined.bound, root=join_name))
 
 
 def _outputs(ch: ChoiceStream, scope: Scope) -> tuple[str, ...]:

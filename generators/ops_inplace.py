@@ -117,7 +117,8 @@ def out_variant(s, spec):
     if t is None:
         return False
     refs = [Ref(t.name)] + [Ref(v.name) for v in args]
-    ops = ", ".join("{%d}" % (i + 1) for i in range(len(args)))
+    # unary out= needs the exact dtype: cast relative to the target, so the fp64 run agrees too
+    ops = "{1}.to({0}.dtype)" if len(args) == 1 else ", ".join("{%d}" % (i + 1) for i in range(len(args)))
     tmpl = f"torch.{spec.func}({ops}, out={{0}})"
     return s.mutate(spec.name, tmpl, tuple(refs), t, bound, exact=False)
 

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from . import shapes
 from .ir import FLOAT_DTYPES, INT_DTYPES, Lit, Ref, TensorType
-from .scope import LIMIT, Scope, Val, can_cast, promote
+from .scope import LIMIT, Scope, Val, can_cast, promote, promote_vals
 
 NUMERIC = FLOAT_DTYPES + INT_DTYPES
 SIGNED = tuple(d for d in NUMERIC if d != "uint8")
@@ -151,7 +151,7 @@ class Binary:
         if b is None:
             return False
         shape = shapes.broadcast(a.type.shape, b.type.shape)
-        dtype = self.out_dtype or (a.type.dtype if self.same_dtype else promote(a.type.dtype, b.type.dtype))
+        dtype = self.out_dtype or (a.type.dtype if self.same_dtype else promote_vals(a, b))
         if self.float_result:
             dtype = float_out(dtype)
         if self.no_uint8 and dtype == "uint8":

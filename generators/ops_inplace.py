@@ -15,7 +15,7 @@ import math
 from . import shapes
 from .ir import Ref, TensorType
 from .ops import DT, Spec, bcast_to, castable_into, writable
-from .scope import Scope, Val
+from .scope import Scope, Val, promote_vals
 
 # (template applied to the target, minimum rank, needs: "square" last two dims / "nonempty0")
 VIEWS = (
@@ -110,8 +110,7 @@ def out_variant(s, spec):
         if b is None:
             return False
         shape = shapes.broadcast(a.type.shape, b.type.shape)
-        from .scope import promote
-        dtype, args, bound = promote(a.type.dtype, b.type.dtype), [a, b], spec.bound(a.bound, b.bound)
+        dtype, args, bound = promote_vals(a, b), [a, b], spec.bound(a.bound, b.bound)
     t = s.pick(lambda v: writable(v) and v.type.shape == tuple(shape) and all(v.root != x.root for x in args)
                and v.type.dtype == dtype)
     if t is None:

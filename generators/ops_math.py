@@ -275,11 +275,11 @@ def embedding(s, spec):
 
 
 def one_hot(s, spec):
-    x = s.pick(lambda v: v.type.dtype == "int64" and v.type.rank <= 3 and v.bound <= 64)
+    x = s.pick(lambda v: v.type.dtype in DT["int"] and v.type.rank <= 3)
     if x is None:
         return False
     c = s.ch.choice((5, 16, 33))
-    return s.assign(spec.name, f"{F}one_hot(torch.remainder({{0}}, {c}), {c})", (Ref(x.name),),
+    return s.assign(spec.name, f"{F}one_hot(torch.remainder({{0}}.long(), {c}), {c})", (Ref(x.name),),
                     TensorType(x.type.shape + (c,), "int64"), 1) is not None
 
 
@@ -471,7 +471,7 @@ MATH = REDUCE + (
     Spec("torch.log_softmax", "nn", softmax, 0.5, template="torch.log_softmax({0}, {1})", bounded=False),
     Spec(F + "log_softmax", "nn", softmax, 0.3, template=F + "log_softmax({0}, {1})", bounded=False),
     Spec(F + "embedding", "nn", embedding, 0.3),
-    Spec(F + "one_hot", "nn", one_hot, 0.2),
+    Spec(F + "one_hot", "nn", one_hot, 0.4),
     Spec(F + "dropout", "nn", dropout, 0.3),
     Spec(F + "mse_loss", "nn", loss, 0.2),
     Spec(F + "l1_loss", "nn", loss, 0.2),

@@ -12,7 +12,7 @@ import math
 from . import shapes
 from .ir import Lit, Ref, TensorType
 from .ops import DT, Binary, Spec, Unary, exact_of, float_out
-from .scope import Scope
+from .scope import Scope, promote_vals
 
 F = "torch.nn.functional."
 one = lambda b: 1.0
@@ -198,15 +198,10 @@ def _where(s: Scope, spec: Spec) -> bool:
     if b is None:
         return False
     shape = shapes.broadcast(shape, b.type.shape)
-    dtype = promote_(a.type.dtype, b.type.dtype)
+    dtype = promote_vals(a, b)
     return s.assign(spec.name, "torch.where({0}, {1}, {2})", (Ref(c.name), Ref(a.name), Ref(b.name)),
                     TensorType(shape, dtype), max(a.bound, b.bound),
                     exact=exact_of(dtype, True, a, b)) is not None
-
-
-def promote_(a: str, b: str) -> str:
-    from .scope import promote
-    return promote(a, b)
 
 
 def _tern(s: Scope, spec: Spec) -> bool:
@@ -227,10 +222,10 @@ TERNARY = (
     Spec("torch.where", "comparison", _where, scalar=False),
     Spec("torch.where[scalar]", "comparison", _where, 0.4, scalar=True),
     Spec("torch.addcmul", "pointwise", _tern, 0.4, dtypes="float",
-         template="torch.addcmul({0}, {1}, {2}.to({1}.dtype), value=0.5)",
+         template="torch.addcmul({0}, {1}.to({0}.dtype), {2}.to({0}.dtype), value=0.5)",
          bound=lambda a, b, c: a + 0.5 * b * c),
     Spec("torch.addcdiv", "pointwise", _tern, 0.3, dtypes="float",
-         template="torch.addcdiv({0}, {1}, torch.abs({2}.to({1}.dtype)) + 1, value=0.5)",
+         template="torch.addcdiv({0}, {1}.to({0}.dtype), torch.abs({2}.to({0}.dtype)) + 1, value=0.5)",
          bound=lambda a, b, c: a + 0.5 * b),
     Spec("torch.lerp", "pointwise", _tern, 0.3, dtypes="float",
          template="torch.lerp({0}, {1}.to({0}.dtype), torch.sigmoid({2}.to({0}.dtype)))",

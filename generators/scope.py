@@ -9,6 +9,7 @@ inside a branch stay inside it.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterator
@@ -38,6 +39,24 @@ class Val:
 
 def promote(a: str, b: str) -> str:
     return str(torch.promote_types(getattr(torch, a), getattr(torch, b))).replace("torch.", "")
+
+
+@functools.lru_cache(maxsize=None)
+def result_type(a: str, a_rank0: bool, b: str, b_rank0: bool) -> str:
+    """PyTorch's promotion rule with its zero-dim priority (a 0-dim operand of the same
+    category does not widen a dimensioned one), asked of torch itself on dummy tensors."""
+    ta = torch.empty(() if a_rank0 else (1,), dtype=getattr(torch, a))
+    tb = torch.empty(() if b_rank0 else (1,), dtype=getattr(torch, b))
+    return str(torch.result_type(ta, tb)).replace("torch.", "")
+
+
+def promote_vals(*vals: "Val") -> str:
+    """Result dtype of a pointwise op over these values (static ranks decide zero-dim priority)."""
+    dtype, rank0 = vals[0].type.dtype, vals[0].type.rank == 0
+    for v in vals[1:]:
+        dtype = result_type(dtype, rank0, v.type.dtype, v.type.rank == 0)
+        rank0 = rank0 and v.type.rank == 0
+    return dtype
 
 
 def can_cast(src: str, dst: str) -> bool:

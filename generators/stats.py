@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from .build import GenConfig, generate
-from .ir import Assign, If, Mutate, walk
+from .ir import Assign, If, Mutate, Ref, walk
 from .registry import FAMILY_OF, callable_name
 
 
@@ -51,6 +51,7 @@ def histogram(seeds: Iterable[int], config: GenConfig = GenConfig()) -> Stats:
             seen.add("family:" + fam)
             if isinstance(stmt, Mutate):
                 seen.add("in-place")
+        seen |= _alias_features(prog)
         for i in prog.inputs:
             st.dtypes[i.type.dtype] += 1
             st.layouts[i.layout] += 1
@@ -61,6 +62,37 @@ def histogram(seeds: Iterable[int], config: GenConfig = GenConfig()) -> Stats:
         seen.add(f"calls={len(case.calls)}")
         st.features.update(seen)
     return st
+
+
+def _alias_features(prog) -> set[str]:
+    """Aliasing features: outputs that are views of inputs, in-place writes to (views of) inputs."""
+    made = {s.out: s for s in walk(prog.body) if isinstance(s, Assign)}
+    inputs = {i.name for i in prog.inputs}
+
+    def base_input(name: str) -> str | None:
+        for _ in range(64):
+            if name in inputs:
+                return name
+            st = made.get(name)
+            if st is None or FAMILY_OF.get(st.op) != "view" or not st.args or not isinstance(st.args[0], Ref):
+                return None
+            name = st.args[0].name
+        return None
+
+    out: set[str] = set()
+    if any(base_input(o) for o in prog.outputs if o not in inputs):
+        out.add("output aliases input")
+    for st in walk(prog.body):
+        if isinstance(st, Mutate):
+            if base_input(st.target):
+                out.add("in-place on input (or its view)")
+            if not st.template.startswith(("{0}.", "torch.")) or st.template.startswith(("{0}.t()", "{0}.transpose",
+                                                                                        "{0}.diagonal", "{0}.select",
+                                                                                        "{0}.unsqueeze")):
+                out.add("in-place through a view")
+            if "out={0}" in st.template:
+                out.add("out= variant")
+    return out
 
 
 def _block(title: str, counter: Counter, total: int | None = None, top: int | None = None) -> list[str]:

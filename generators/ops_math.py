@@ -184,7 +184,7 @@ def conv(s, spec):
     if x is None:
         return False
     sh = x.type.shape
-    if s.min_dim(sh[0]) < 1 or s.min_dim(sh[1]) < 1:
+    if not s.nonempty(x.type):  # conv rejects empty spatial dims even when padded
         return False
     ksz, stride, padding = s.ch.integer(1, 3), s.ch.integer(1, 2), s.ch.integer(0, 1)
     if any(s.min_dim(e) + 2 * padding < ksz for e in sh[2:]):

@@ -33,8 +33,12 @@ class Val:
     root: str            # storage root: views share their base's root
     writable: bool = True
     is_input: bool = False
-    exact: bool = True   # bit-identical in every backend: safe to feed floor/compare/int casts
+    exact: bool = False   # bit-identical in every backend: safe to feed floor/compare/int casts
     contig: bool = False  # statically known to be contiguous (so .view() is legal)
+
+    def __post_init__(self):
+        if not self.type.is_float:  # integer and bool values never depend on rounding
+            self.exact = True
 
 
 def promote(a: str, b: str) -> str:
@@ -161,7 +165,7 @@ class Scope:
         for v in self.all_vals():  # everything aliasing the storage may have changed
             if v.root == target.root:
                 v.bound = max(v.bound, new_bound)
-                if not exact:
+                if not exact and v.type.is_float:
                     v.exact = False
         return True
 

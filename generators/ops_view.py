@@ -95,16 +95,18 @@ def flatten(s, spec):
     a = s.ch.integer(0, x.type.rank - 2)
     b = s.ch.integer(a + 1, x.type.rank - 1)
     shape = x.type.shape[:a] + (shapes.numel(x.type.shape[a:b + 1]),) + x.type.shape[b + 1:]
-    # flatten of a non-contiguous tensor copies: never treat it as a writable view.
+    # flatten aliases a contiguous input and copies otherwise: an alias of x that is never written.
     return s.assign(spec.name, "{0}.flatten({1}, {2})", (Ref(x.name), Lit(a), Lit(b)), _t(x, shape),
-                    x.bound, exact=exact_of(x.type.dtype, True, x), contig=x.contig) is not None
+                    x.bound, view_of=x, writable=False, exact=exact_of(x.type.dtype, True, x),
+                    contig=x.contig) is not None
 
 
 def ravel(s, spec):
     x = _rank(s, 1)
     return x is not None and s.assign(spec.name, "torch.ravel({0})", (Ref(x.name),),
-                                      _t(x, (shapes.numel(x.type.shape),)), x.bound,
-                                      exact=exact_of(x.type.dtype, True, x), contig=True) is not None
+                                      _t(x, (shapes.numel(x.type.shape),)), x.bound, view_of=x,
+                                      writable=False, exact=exact_of(x.type.dtype, True, x),
+                                      contig=True) is not None
 
 
 def _merge_shape(s: Scope, x: Val):

@@ -191,3 +191,12 @@ def test_aot_eager_gives_no_verdicts():
 def test_declared_type_is_tensortype():
     case = generate(5)
     assert all(isinstance(s.type, TensorType) for s in case.program.body if isinstance(s, Assign))
+
+
+def test_stats_command_prints_histogram_and_valid_rate(capsys):
+    from fuzzcomp.cli import main
+    assert main(["stats", "--seeds", "6", "--top", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "families" in out and "input dtypes" in out and "torch callables, top 5" in out
+    assert "eager-valid: " in out and "/6 = " in out
+    assert main(["stats", "--seeds", "0"]) == 2  # bad input: one-line usage error, exit 2

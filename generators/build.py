@@ -20,7 +20,7 @@ GENERATOR_VERSION = "0.2"
 # 0 and 1 are the edge cases (ops that fail on empty dims check the schedule's minimum).
 SIZES = (0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65)
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
-DTYPE_WEIGHTS = (8, 1.5, 1.5, 1, 1, 1, 0.5, 0.5, 0.5, 0.5)
+DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths
 LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "channels_last")
 LAYOUT_WEIGHTS = (6, 1.5, 1, 1, 1, 0.7)
 RANK_WEIGHTS = (0.3, 1.5, 3, 2, 1, 0.4)  # ranks 0..5

@@ -24,6 +24,7 @@ class Stats:
     callables: Counter = field(default_factory=Counter)    # registry torch callable -> statements
     families: Counter = field(default_factory=Counter)
     dtypes: Counter = field(default_factory=Counter)       # input dtypes
+    result_dtypes: Counter = field(default_factory=Counter)  # dtypes of assigned values
     layouts: Counter = field(default_factory=Counter)
     ranks: Counter = field(default_factory=Counter)
     sizes: Counter = field(default_factory=Counter)        # concrete symbol sizes over all calls
@@ -51,6 +52,8 @@ def histogram(seeds: Iterable[int], config: GenConfig = GenConfig()) -> Stats:
             seen.add("family:" + fam)
             if isinstance(stmt, Mutate):
                 seen.add("in-place")
+            else:
+                st.result_dtypes[stmt.type.dtype] += 1
         seen |= _alias_features(prog)
         for i in prog.inputs:
             st.dtypes[i.type.dtype] += 1
@@ -112,6 +115,7 @@ def render(st: Stats, top_ops: int | None = 40) -> str:
     lines += _block("families", st.families, sum(st.families.values()))
     lines += _block("features (cases having it)", st.features, st.cases)
     lines += _block("input dtypes", st.dtypes, n_in)
+    lines += _block("result dtypes (assigned values)", st.result_dtypes, sum(st.result_dtypes.values()))
     lines += _block("input layouts", st.layouts, n_in)
     lines += _block("input ranks", Counter({f"rank {k}": v for k, v in sorted(st.ranks.items())}), n_in)
     lines += _block("symbol sizes (per call)", Counter({f"{k:>3}": v for k, v in sorted(st.sizes.items())}),

@@ -31,7 +31,7 @@ DT = {
     "float": FLOAT_DTYPES, "num": NUMERIC, "numb": NUMERIC + ("bool",), "signed": SIGNED,
     "int": INT_DTYPES, "intb": INT_DTYPES + ("bool",), "bool": ("bool",),
     "tofloat": NUMERIC + ("bool",), "any": NUMERIC + ("bool",),
-    "f32up": ("float32", "float64"), "nohalf": ("float32", "float64", "bfloat16"),
+    "f32up": ("float32", "float64"), "sintb": ("int8", "int16", "int32", "int64", "bool"), "nohalf": ("float32", "float64", "bfloat16"),
 }
 
 

@@ -50,7 +50,8 @@ REDUCE = (
            dtypes="float", bound=sum_b, weight=0.3),
     Reduce("torch.any", "{0}.any({1}, keepdim={2})", dtypes="bool", bound=lambda b, n: 1.0, out_dtype=to_bool,
            full="{0}.any()", weight=0.4),
-    Reduce("torch.all", "torch.all({0}, {1}, keepdim={2})", dtypes="signed", bound=lambda b, n: 1.0,
+    # all/any on floats test x != 0, a step: integer and bool inputs only
+    Reduce("torch.all", "torch.all({0}, {1}, keepdim={2})", dtypes="sintb", bound=lambda b, n: 1.0,
            out_dtype=to_bool, weight=0.3),
     Reduce("torch.cumsum", "torch.cumsum({0}, {1})", keeps_dim=True, dtypes="num", bound=sum_b,
            out_dtype=acc_out),

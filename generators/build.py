@@ -85,6 +85,8 @@ def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Inp
         shape = [1 if ch.boolean(0.12) else ch.choice(symbols) for _ in range(rank)]
         dtype = ch.weighted(DTYPES, DTYPE_WEIGHTS)
         layout = ch.weighted(LAYOUTS, LAYOUT_WEIGHTS)
+        if rank == 4 and layout == "contiguous" and ch.boolean(0.25):
+            layout = "channels_last"  # only rank 4 can have it: draw it more often there
         if layout in ("transposed",) and rank < 2 or layout == "channels_last" and rank != 4 \
                 or layout in ("sliced", "offset", "expanded") and rank < 1:
             layout = "contiguous"

@@ -126,6 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     sh = sub.add_parser("show", help="print the program and call schedule for a seed")
     sh.add_argument("seed", type=_nonneg_int)
+
+    st = sub.add_parser("stats", help="histogram of ops and features over many seeds",
+                        description="Generate seeds FIRST..FIRST+N-1 and print how often each op family, "
+                        "torch callable, input dtype, layout, rank and size occurs; then run each case "
+                        "eager once (no compile) and print the eager-valid rate.")
+    st.add_argument("--seeds", type=_positive_int, default=1000, help="how many seeds (default 1000)")
+    st.add_argument("--first", type=_nonneg_int, default=0, help="first seed (default 0)")
+    st.add_argument("--top", type=_nonneg_int, default=40, help="callables to list, 0 for all (default 40)")
+    st.add_argument("--no-run", action="store_true", help="only the histogram, skip the eager-valid rate")
     return p
 
 

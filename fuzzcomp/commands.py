@@ -200,3 +200,29 @@ def cmd_show(args) -> int:
     print(f"compile: dynamic={case.compile.dynamic} fullgraph={case.compile.fullgraph}  "
           f"generator {case.generator_version}")
     return 0
+
+
+def cmd_stats(args) -> int:
+    from fuzzcomp.generators import generate
+    from fuzzcomp.generators.stats import histogram, render
+    seeds = range(args.first, args.first + args.seeds)
+    print(render(histogram(seeds), top_ops=args.top or None))
+    if args.no_run:
+        return 0
+    import warnings
+    from .execute import configure_torch, observe
+    configure_torch()
+    valid = fp64_ok = calls = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in seeds:
+            obs = observe(generate(seed), eager_only=True)
+            if obs.eager_valid:
+                valid += 1
+                for rec in obs.calls:
+                    calls += 1
+                    fp64_ok += rec.fp64 is not None and rec.fp64.error is None
+    print(f"eager-valid: {valid}/{args.seeds} = {100 * valid / args.seeds:.1f}%")
+    if calls:
+        print(f"fp64 reference ran: {fp64_ok}/{calls} calls of valid cases = {100 * fp64_ok / calls:.1f}%")
+    return 0

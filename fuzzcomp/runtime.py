@@ -183,7 +183,9 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None):
     except Exception as e:  # the program's own failure is data, not a harness error
         frames = traceback.extract_tb(e.__traceback__)[-3:]
         where = " <- ".join(f"{f.name}" for f in reversed(frames))
-        msg = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
+        # wrapped compiler errors put the real one on later lines: keep a few, joined by " | "
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        msg = " | ".join(lines[:6])[:600]
         return Outcome([], [], (type(e).__name__, msg, where))
     values, labels = [], []
     _flatten(result, "output", values, labels)

@@ -17,13 +17,14 @@ from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
 
-GENERATOR_VERSION = "0.2"
+GENERATOR_VERSION = "0.3"
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
-DTYPE_WEIGHTS = (8, 1.5, 1.5, 1, 1, 1, 0.5, 0.5, 0.5, 0.5)
+DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths
 LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "channels_last")
 LAYOUT_WEIGHTS = (6, 1.5, 1, 1, 1, 0.7)
 OUT_KINDS = ("tuple", "list", "dict", "single")
+RANK_WEIGHTS = (0.3, 1.5, 3, 2, 1, 0.4)  # ranks 0..5
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class GenConfig:
     max_stmts: int = 10
     max_inputs: int = 3
     max_calls: int = 4
-    max_rank: int = 4
+    max_rank: int = 5
     max_numel: int = 1 << 14
     p_struct: float = 0.3     # chance that a statement is a structural one (control flow, calls...)
 
@@ -82,27 +83,32 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
 def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Input]:
     inputs = []
     for i in range(ch.integer(1, cfg.max_inputs)):
-        rank = ch.weighted(range(0, cfg.max_rank + 1), (0.3, 1.5, 3, 2, 1)[: cfg.max_rank + 1])
-        shape = tuple(1 if ch.boolean(0.12) else ch.choice(symbols) for _ in range(rank))
+        rank = ch.weighted(range(0, cfg.max_rank + 1), RANK_WEIGHTS[: cfg.max_rank + 1])
+        shape = [1 if ch.boolean(0.12) else ch.choice(symbols) for _ in range(rank)]
         dtype = ch.weighted(DTYPES, DTYPE_WEIGHTS)
         layout = ch.weighted(LAYOUTS, LAYOUT_WEIGHTS)
+        if rank == 4 and layout == "contiguous" and ch.boolean(0.25):
+            layout = "channels_last"  # only rank 4 can have it: draw it more often there
         if layout in ("transposed",) and rank < 2 or layout == "channels_last" and rank != 4 \
                 or layout in ("sliced", "offset", "expanded") and rank < 1:
             layout = "contiguous"
-        t = TensorType(shape, dtype)
-        if not scope.fits(t):
-            shape = tuple(1 if j else d for j, d in enumerate(shape))  # keep one dim symbolic
-            t = TensorType(shape, dtype)
+        # Too big for some call: pin dims (front first) to small literals until it fits.
+        for j in range(rank):
+            if scope.fits(TensorType(tuple(shape), dtype)):
+                break
+            shape[j] = ch.choice((1, 2, 3))
+        t = TensorType(tuple(shape), dtype)
         name = f"x{i}"
         inputs.append(Input(name, t, layout))
         bound = 1.0 if dtype == "bool" else min(LIMIT[dtype], 8.0 if t.is_int else 2.0)
-        scope.vals.append(Val(name, t, bound, root=name, writable=layout != "expanded", is_input=True))
+        scope.vals.append(Val(name, t, bound, root=name, writable=layout != "expanded", is_input=True,
+                              exact=True, contig=layout in ("contiguous", "offset")))
     return inputs
 
 
 def _one_stmt(ch: ChoiceStream, scope: Scope) -> None:
     weights = [op.weight for op in REGISTRY]
-    for _attempt in range(8):
+    for _attempt in range(12):
         op = ch.weighted(REGISTRY, weights)
         if op.build(scope):
             return

@@ -28,6 +28,8 @@ def _eval(node: ast.AST, sizes: Mapping[str, int]) -> int:
         return node.value
     if isinstance(node, ast.Name):
         return sizes[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand, sizes)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         return _BINOPS[type(node.op)](_eval(node.left, sizes), _eval(node.right, sizes))
     raise ValueError(f"unsupported dim expression: {ast.dump(node)}")

@@ -43,10 +43,10 @@ class StructScope(Scope):
         self.mutated: set[str] = mutated if mutated is not None else set()
         self.readonly = readonly
 
-    def mutate(self, op, template, args, target, new_bound):
+    def mutate(self, op, template, args, target, new_bound, **flags):
         if self.readonly:
             return False
-        ok = super().mutate(op, template, args, target, new_bound)
+        ok = super().mutate(op, template, args, target, new_bound, **flags)
         if ok:
             self.mutated.add(target.root)
         return ok

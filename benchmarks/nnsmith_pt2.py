@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -32,7 +33,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-PT2_BACKEND = os.environ.get("NNSMITH_PT2_BACKEND", "inductor")
+PT2_BACKEND = os.environ.get("NNSMITH_PT2_BACKEND", "inductor")  # a registered name or module:function
+
+
+def _backend():
+    if ":" not in PT2_BACKEND:
+        return PT2_BACKEND
+    import importlib
+    mod, _, attr = PT2_BACKEND.partition(":")
+    return getattr(importlib.import_module(mod), attr)
 
 
 def _configure_torch() -> None:
@@ -60,13 +69,13 @@ def _make_factory_class():
 
         @property
         def version(self) -> str:
-            return f"{torch.__version__}-{PT2_BACKEND}"
+            return f"{torch.__version__}-{PT2_BACKEND.replace(':', '.')}"
 
         @dispatch(TorchModel)
         def make_backend(self, model: TorchModel):
             torch._dynamo.reset()
             net = model.torch_model.to(self.device).eval()
-            compiled = torch.compile(net, backend=PT2_BACKEND)
+            compiled = torch.compile(net, backend=_backend())
             names = list(net.output_like.keys())
 
             def closure(inputs):
@@ -105,11 +114,11 @@ def _seed_topset(factory_cls) -> None:
 # ---- re-check NNSmith's reports with PyTorch's fuzzer rule (fp64 reference) ---------------------
 
 def _load_report(bug_dir: Path):
-    from nnsmith.materialize.torch import TorchModel
+    from nnsmith.materialize import Model
     model_path = next(bug_dir.glob("model*.pth"), None)
     if model_path is None:
         raise FileNotFoundError(f"no model*.pth in {bug_dir}")
-    model = TorchModel.load(str(model_path))
+    model = Model.init("torch", backend_target="cpu").load(str(model_path))
     inputs = None
     oracle_path = bug_dir / "oracle.pkl"
     if oracle_path.exists():
@@ -147,7 +156,7 @@ def recheck_one(bug_dir: Path) -> dict:
     net64 = copy.deepcopy(net).double()
     ref, err64 = _run(net64, inputs, upcast=True)
     torch._dynamo.reset()
-    comp, cerr = _run(torch.compile(copy.deepcopy(net), backend=PT2_BACKEND), inputs)
+    comp, cerr = _run(torch.compile(copy.deepcopy(net), backend=_backend()), inputs)
     if err is not None:
         return {"true": False, "why": f"eager raises too ({err}): parity, not a bug"}
     if cerr is not None:
@@ -168,8 +177,10 @@ def recheck_one(bug_dir: Path) -> dict:
 def _report_kind(bug_dir: Path) -> tuple[str, str]:
     name = bug_dir.name  # bug-<symptom>-<stage>-<n>
     log = (bug_dir / "err.log").read_text(errors="replace") if (bug_dir / "err.log").exists() else ""
-    last = next((line for line in reversed(log.strip().splitlines()) if line.strip()), "")
-    return name.rsplit("-", 1)[0], last[:160]
+    lines = [line.strip() for line in log.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"^[\w.]*(Error|Exception|Failed|Unsupported)\b.*:", line)]
+    last = (errors or lines or [""])[-1]
+    return name.rsplit("-", 1)[0], re.sub(r"0x[0-9a-f]+|\d+", "N", last)[:160]
 
 
 def recheck(root: str, out: str) -> int:

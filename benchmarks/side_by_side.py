@@ -41,18 +41,23 @@ def _spawn(cmd: list[str], log: Path, cache: str) -> subprocess.Popen:
                             start_new_session=True)
 
 
-def _wait(p: subprocess.Popen, deadline: float) -> tuple[int, float, float]:
-    """Exit code, wall seconds since start, CPU seconds (user+sys, waited-for children included)."""
-    t0 = p._bench_t0
-    while time.monotonic() < deadline:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            p.returncode = os.waitstatus_to_exitcode(status)
-            return p.returncode, time.monotonic() - t0, ru.ru_utime + ru.ru_stime
-        time.sleep(0.5)
-    os.killpg(p.pid, 9)
-    pid, status, ru = os.wait4(p.pid, 0)
-    return -9, time.monotonic() - t0, ru.ru_utime + ru.ru_stime
+def _wait_all(procs: dict, deadline: float) -> dict:
+    """name -> [exit code, wall seconds from start to exit, CPU seconds (user+sys, waited-for children
+    included)], each process reaped the moment it exits."""
+    done: dict = {}
+    while len(done) < len(procs):
+        for name, p in procs.items():
+            if name in done:
+                continue
+            late = time.monotonic() >= deadline
+            if late:
+                os.killpg(p.pid, 9)
+            pid, status, ru = os.wait4(p.pid, 0 if late else os.WNOHANG)
+            if pid:
+                p.returncode = os.waitstatus_to_exitcode(status)
+                done[name] = [p.returncode, time.monotonic() - p._bench_t0, ru.ru_utime + ru.ru_stime]
+        time.sleep(0.2)
+    return done
 
 
 def _nnsmith_counts(log_dir: Path) -> dict:
@@ -118,7 +123,7 @@ def main() -> int:
             p._bench_t0 = time.monotonic()
             procs[name] = p
         deadline = time.monotonic() + secs + 600
-        waited = {name: _wait(p, deadline) for name, p in procs.items()}
+        waited = _wait_all(procs, deadline)
         runs_path.write_text(json.dumps(waited))
     res = {"minutes": args.minutes, "mode": "concurrent, one single-threaded process each",
            "commands": {"fuzzcomp": " ".join(fz_cmd), "nnsmith": " ".join(nn_cmd)}, "env": env_backend,

@@ -249,6 +249,7 @@ class _InProcess:
             "phase_share": {k: round(tot[k] / wall, 4) if wall else 0.0 for k in PHASES},
             "harness_overhead": round(tot["harness"] / wall, 4) if wall else 0.0,
             "eager_split_measured": split_eager,
+            "profiled": self.profiler is not None,   # cProfile slows the in-process pass (~25% seen)
             "compile_limit_cases_per_hour": _rate(compiled_cases, tot["compile"]),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "per_case": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in c.items()}

@@ -1,4 +1,4 @@
-"""The ``fuzzcomp`` command line: run, replay, minimize, report, show.
+"""The ``fuzzcomp`` command line: run, replay, minimize, report, show, bench.
 
 Contract: every user mistake (bad flag or value, unknown backend, missing or
 broken file, unimportable module) ends with one line ``fuzzcomp: error: ...``
@@ -123,6 +123,29 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Rebuild summary.md, summary.json and report.html from what is on disk.")
     rep.add_argument("folder")
     rep.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    b = sub.add_parser("bench", help="measure throughput, cost by phase and recall on a fixed seed set",
+                       description="Run a fixed seed set in this process (with timers around each "
+                       "phase) and through an isolated worker; optionally a short campaign (buckets "
+                       "per hour) and recall on the planted-fault backends. Prints tables and writes JSON.")
+    b.add_argument("--seeds", type=_positive_int, default=40, help="number of seeds (default 40)")
+    b.add_argument("--first-seed", type=_nonneg_int, default=0, help="first seed (default 0)")
+    b.add_argument("--backend", default="inductor",
+                   help="a registered torch.compile backend name, or module:function")
+    b.add_argument("--json", default="bench.json", help="where the JSON result goes (default ./bench.json)")
+    b.add_argument("--no-isolated", action="store_true", help="skip the isolated-worker pass")
+    b.add_argument("--campaign-minutes", type=_positive_float, default=None,
+                   help="also run `fuzzcomp run` this long and report buckets per hour")
+    b.add_argument("--campaign-backend", default="inductor", help="backend of that campaign (default inductor)")
+    b.add_argument("--campaign-jobs", type=_positive_int, default=1)
+    b.add_argument("--recall", default=None, metavar="NAMES",
+                   help="'all' or a comma list of fuzzcomp.planted backends: time to first detection of each")
+    b.add_argument("--recall-cases", type=_positive_int, default=40, help="case budget per planted backend")
+    b.add_argument("--case-timeout", type=_positive_float, default=60.0)
+    b.add_argument("--workdir", default=None, help="folder for the campaign outputs (default: a temp folder)")
+    b.add_argument("--dynamic", choices=("as-generated", "none", "true", "false"), default="as-generated",
+                   help="override each case's torch.compile dynamic= (to measure the recompile cost)")
+    b.add_argument("--profile", default=None, metavar="FILE", help="write cProfile stats of the in-process loop")
 
     sh = sub.add_parser("show", help="print the program and call schedule for a seed")
     sh.add_argument("seed", type=_nonneg_int)

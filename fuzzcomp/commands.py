@@ -226,3 +226,29 @@ def cmd_stats(args) -> int:
     if calls:
         print(f"fp64 reference ran: {fp64_ok}/{calls} calls of valid cases = {100 * fp64_ok / calls:.1f}%")
     return 0
+
+
+def cmd_bench(args) -> int:
+    from .backends import resolve_backend
+    from .bench import BenchOptions, render, run_bench, write_result
+    from .bench_campaigns import parse_planted
+    try:
+        resolve_backend(args.backend)
+        if args.campaign_minutes:
+            resolve_backend(args.campaign_backend)
+        recall = parse_planted(args.recall) if args.recall is not None else ()
+    except (ValueError, *_user_errors()) as e:
+        raise UsageError(str(e)) from None
+    json_dir = Path(args.json).resolve().parent
+    if not json_dir.is_dir():
+        raise UsageError(f"no such folder for --json: {json_dir}")
+    opts = BenchOptions(seeds=args.seeds, first_seed=args.first_seed, backend=args.backend,
+                        isolated=not args.no_isolated, campaign_minutes=args.campaign_minutes or 0.0,
+                        campaign_backend=args.campaign_backend, campaign_jobs=args.campaign_jobs,
+                        recall=recall, recall_cases=args.recall_cases, case_timeout_s=args.case_timeout,
+                        workdir=args.workdir, profile=args.profile, dynamic=args.dynamic)
+    result = run_bench(opts, say=lambda msg: print(f"bench: {msg}", file=sys.stderr, flush=True))
+    render(result)
+    write_result(result, args.json)
+    print(f"bench: wrote {args.json}")
+    return 0

@@ -91,6 +91,22 @@ def drop_outputs(case: Case) -> Iterator[Case]:
                                 outputs=(o,))
 
 
+def retarget_outputs(case: Case) -> Iterator[Case]:
+    """An output that is a bare input becomes a mutated input instead, so the other input can go."""
+    p = case.program
+    names = {i.name for i in p.inputs}
+    targets = list(dict.fromkeys(s.target for s in p.body if isinstance(s, Mutate)))
+    for k, o in enumerate(p.outputs):
+        if o in names:
+            for t in targets:
+                if t != o:
+                    outs = tuple(dict.fromkeys(p.outputs[:k] + (t,) + p.outputs[k + 1:]))
+                    used = set(outs).union(*(refs_of(s) for s in p.body))
+                    inputs = tuple(i for i in p.inputs if i.name in used)
+                    if inputs:
+                        yield _with_program(case, outputs=outs, inputs=inputs)
+
+
 def drop_calls(case: Case) -> Iterator[Case]:
     calls = case.calls
     if len(calls) <= 1:
@@ -159,6 +175,14 @@ def shrink_sizes(case: Case) -> Iterator[Case]:
     p = case.program
     for j, sym in enumerate(p.symbols):
         values = sorted({c.sizes[j] for c in case.calls})
+        # keep the calls' sizes distinct and in order (recompiles, guards) but small: 2, 3, ...
+        if len(values) > 1:
+            rank = {v: v for v in values if v <= 1}
+            rank.update({v: 2 + k for k, v in enumerate(x for x in values if x > 1)})
+            calls = tuple(Call(c.sizes[:j] + (rank[c.sizes[j]],) + c.sizes[j + 1:], c.seed)
+                          for c in case.calls)
+            if calls != case.calls:
+                yield dataclasses.replace(case, calls=calls)
         for target in (1, 2, 3, 4, 5, 7, 8):
             if target >= max(values):
                 break
@@ -345,7 +369,8 @@ def constant_score(p: Program) -> int:
 
 TIERS: list[list[Pass]] = [
     [drop_outputs, drop_calls, drop_unused_symbols],
-    [delete_chunks, delete_statements, replace_by_input, simplify_branches, drop_inputs],
+    [delete_chunks, delete_statements, replace_by_input, simplify_branches, retarget_outputs,
+     drop_inputs],
     [shrink_ranks, shrink_sizes, simplify_dtypes, simplify_inputs, simplify_options, simplify_constants,
      reseed_calls, concretise_symbols],
 ]

@@ -95,8 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("minimize", aliases=["minimise"], help="minimise a finding and write its repro",
                        description="Shrink a recorded finding while it keeps its bucket, then write "
-                       "minimized.json, repro.py and report.md beside it.")
-    m.add_argument("finding", help="a finding folder or its finding.json")
+                       "minimized.json, repro.py and report.md beside it. Given a repro .py file "
+                       "(say one you edited by hand), shrink its source instead while it still exits 1 "
+                       "with the same BUG line, and write FILE.min.py beside it.")
+    m.add_argument("finding", help="a finding folder, its finding.json, or a repro .py file")
+    m.add_argument("--function", default="fn", help="for a .py file: the function to shrink (default fn)")
     m.add_argument("--budget", type=_positive_float, default=120.0, help="seconds (default 120)")
     m.add_argument("--timeout", type=_positive_float, default=300.0)
 

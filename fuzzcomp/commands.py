@@ -99,7 +99,30 @@ def cmd_replay(args) -> int:
     return 1 if verdicts else 0
 
 
+def _minimize_source(args) -> int:
+    from .srcreduce import SourceReduceError, reduce_source
+    from .store import write_atomic
+    path = Path(args.finding)
+    if not path.is_file():
+        raise UsageError(f"no such file: {args.finding}")
+    try:
+        text, st = reduce_source(path, budget_s=args.budget, timeout_s=args.timeout,
+                                 function=args.function, log=print)
+    except SourceReduceError as e:
+        raise UsageError(str(e)) from None
+    out = path.with_name(path.stem + ".min.py")
+    write_atomic(out, text)
+    print(f"source-level reduction: {st.statements_before} -> {st.statements_after} statements in "
+          f"{st.seconds:.1f} s with {st.probes} probes" + (" (budget spent)" if st.out_of_time else ""))
+    print(f"interesting: exits 1 with a BUG line starting {st.expect!r}")
+    print(f"minimised file: {out}  (check it alone: python -m fuzzcomp.srcreduce {out} "
+          f"--expect {st.expect!r})")
+    return 0
+
+
 def cmd_minimize(args) -> int:
+    if args.finding.endswith(".py"):
+        return _minimize_source(args)
     from .pipeline import finish_finding
     from .store import Store
     from .worker import Worker, WorkerSettings

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import platform
+import re
 import sys
 
 import torch
@@ -107,12 +108,22 @@ def _compile_literal(case: Case) -> tuple[str, str]:
     return imp, "dict(" + ", ".join(fields) + ")"
 
 
+def _used_schedule(case: Case) -> tuple[tuple[str, ...], list[tuple]]:
+    """The symbols some input shape uses, and each call's (sizes of those, seed)."""
+    p = case.program
+    names = "".join(f" {d} " for i in p.inputs for d in i.type.shape if isinstance(d, str))
+    keep = [j for j, s in enumerate(p.symbols) if re.search(rf"\b{re.escape(s)}\b", names)]
+    return tuple(p.symbols[j] for j in keep), [(tuple(c.sizes[j] for j in keep), c.seed)
+                                               for c in case.calls]
+
+
 def render_repro(case: Case, key: BucketKey, detail: str) -> str:
     v = versions()
     p = case.program
     imp, compile_lit = _compile_literal(case)
     inputs = ",\n    ".join(repr((i.name, i.type.shape, i.type.dtype, i.layout)) for i in p.inputs)
-    calls = ",\n    ".join(repr((c.sizes, c.seed)) for c in case.calls)
+    symbols, schedule = _used_schedule(case)
+    calls = ",\n    ".join(repr(c) for c in schedule)
     header = f'''#!/usr/bin/env python3
 """fuzzcomp repro: {key.symptom} at stage {key.stage}.
 
@@ -140,7 +151,7 @@ torch._inductor.config.fallback_random = True
 INPUTS = [
     {inputs},
 ]
-SYMBOLS = {p.symbols!r}
+SYMBOLS = {symbols!r}
 # one entry per call, in order: (a size for each symbol, value seed)
 CALLS = [
     {calls},

@@ -1,4 +1,4 @@
-"""The ``fuzzcomp`` command line: run, replay, minimize, report, show.
+"""The ``fuzzcomp`` command line: run, replay, minimize, promote, report, show.
 
 Contract: every user mistake (bad flag or value, unknown backend, missing or
 broken file, unimportable module) ends with one line ``fuzzcomp: error: ...``
@@ -102,6 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--function", default="fn", help="for a .py file: the function to shrink (default fn)")
     m.add_argument("--budget", type=_positive_float, default=120.0, help="seconds (default 120)")
     m.add_argument("--timeout", type=_positive_float, default=300.0)
+
+    pr = sub.add_parser("promote", help="copy a finding's minimised repro into the regression corpus",
+                        description="Re-run the finding's minimised repro in a fresh process and copy it "
+                        "into the corpus with a '# fuzzcomp-corpus:' metadata line (status, affected torch "
+                        "versions, bucket, dedup key, issue). Real torch bugs only: findings from custom "
+                        "backends are refused.")
+    pr.add_argument("finding", help="a minimised finding folder")
+    pr.add_argument("--issue", default=None, help="the upstream issue URL")
+    pr.add_argument("--torch", default=None, dest="torch_spec",
+                    help="affected torch versions, e.g. '>=2.11,<2.14' (default: >= the running version)")
+    pr.add_argument("--status", choices=("open", "fixed"), default="open")
+    pr.add_argument("--corpus", default=None, help="corpus folder (default: $FUZZCOMP_CORPUS or ./corpus "
+                    "of the fuzzcomp checkout)")
 
     rep = sub.add_parser("report", help="summarise a campaign folder",
                          description="Rebuild summary.md and summary.json from what is on disk.")

@@ -147,6 +147,33 @@ def cmd_minimize(args) -> int:
     return 0
 
 
+def cmd_promote(args) -> int:
+    from .corpus import CorpusError, default_corpus_dir, promote
+    from .pipeline import run_repro
+    path = Path(args.finding)
+    if path.name == "finding.json":
+        path = path.parent
+    if not (path / "finding.json").is_file():
+        raise UsageError(f"{args.finding} is not a finding folder (no finding.json)")
+    corpus = Path(args.corpus) if args.corpus else default_corpus_dir()
+    if not corpus.is_dir():
+        raise UsageError(f"no corpus folder at {corpus}: pass --corpus DIR")
+    if args.torch_spec:
+        from .corpus import torch_affected
+        try:
+            torch_affected(args.torch_spec, "0")
+        except CorpusError as e:
+            raise UsageError(str(e)) from None
+    try:
+        target = promote(path, corpus, issue=args.issue, torch_spec=args.torch_spec, status=args.status,
+                         run_repro=run_repro)
+    except CorpusError as e:
+        raise UsageError(str(e)) from None
+    print(f"promoted: {target}")
+    print(f"run the corpus: pytest -n auto {corpus}")
+    return 0
+
+
 def cmd_report(args) -> int:
     import json
     from .report import render_text, write_summary

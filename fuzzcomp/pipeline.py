@@ -5,7 +5,11 @@ Contract: ``probe_predicate(worker, key, timeout)`` builds the reducer's
 minimises one stored finding (optional), writes ``minimized.json``,
 ``repro.py`` and ``report.md`` beside it, then runs the repro in a fresh
 process to confirm the bug reproduces outside the campaign. It returns a small
-dict that the campaign logs and the summary shows.
+dict that the campaign logs and the summary shows. Triage against what is
+already known: a finding whose bucket (or, after minimisation, dedup key)
+is in corpus/ or the known-issues file is marked ``known`` with its source;
+once one finding of a known bucket has been minimised in a campaign, later
+ones of that bucket are not minimised again.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from .minimise import minimise
 from .oracles_glue import crash_verdict
 from .repro import render_repro
 from .store import Store, case_to_json, write_atomic, write_json
-from .triage import BucketKey, bucket_of, dedup_key
+from .triage import BucketKey, bucket_of, dedup_key, known_index
 from .worker import Worker
 
 _ids = itertools.count(1_000_000)
@@ -64,6 +68,9 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     case, key = data["case_obj"], data["bucket_obj"]
     detail = data["verdict_objs"][0].detail
     info: dict = {"id": fid, "bucket": key.slug()}
+    known = known_index().match(key.slug())
+    if known is not None and _known_bucket_done(store, fid, key):
+        minimize = False  # a known bug: its first finding here was minimised already
     if minimize and worker is not None:
         t0 = time.monotonic()
         small, stats = minimise(case, probe_predicate(worker, key, timeout_s), budget_s,
@@ -77,6 +84,9 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
         case = small
     info["dedup"] = dedup_key(key, case.program)
+    known = known or known_index().match(key.slug(), info["dedup"])
+    if known is not None:
+        info["known"] = known.issue if known.issue not in (None, "none") else known.source
     repro = store.path(fid, "repro.py")
     write_atomic(repro, render_repro(case, key, detail))
     write_atomic(store.path(fid, "report.md"), render_report(case, key, detail, repro.read_text()))
@@ -87,3 +97,18 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["confirmed"] = code == 1
     write_json(store.path(fid, "status.json"), info)
     return info
+
+
+def _known_bucket_done(store: Store, fid: str, key: BucketKey) -> bool:
+    """True when another finding of this bucket in the store is already minimised."""
+    import json
+    for other in store.finding_ids():
+        path = store.path(other, "status.json")
+        if other != fid and path.exists():
+            try:
+                st = json.loads(path.read_text())
+            except json.JSONDecodeError:
+                continue
+            if st.get("bucket") == key.slug() and "minimize_s" in st:
+                return True
+    return False

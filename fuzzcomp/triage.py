@@ -5,10 +5,14 @@ stage, normalised signature). Dedup, the minimiser's "still the same bug?"
 test and the known-issues list all key on it. For value mismatches the
 signature is the kind of mismatch and the dtype involved; after minimisation,
 ``dedup_key`` adds the op set of the minimised program, which is what separates
-two distinct numeric bugs that share a BucketKey.
+two distinct numeric bugs that share a BucketKey. ``known_index()`` is the
+campaign's view of bugs already known (corpus/ files and
+corpus/known_issues.json, for the running torch version), loaded once per
+process.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -60,3 +64,11 @@ def bucket_of(v: Verdict) -> BucketKey:
 def dedup_key(key: BucketKey, program: Program) -> str:
     ops = sorted(set(op_names(program)))
     return f"{key.slug()}:{'+'.join(ops)}"
+
+
+@functools.lru_cache(maxsize=1)
+def known_index():
+    import torch
+
+    from .corpus import KnownIndex, default_corpus_dir, load_known
+    return KnownIndex(load_known(default_corpus_dir()), torch.__version__)

@@ -89,12 +89,13 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["known"] = known.issue if known.issue not in (None, "none") else known.source
     repro = store.path(fid, "repro.py")
     write_atomic(repro, render_repro(case, key, detail))
-    write_atomic(store.path(fid, "report.md"), render_report(case, key, detail, repro.read_text()))
     if verify:
         code, last = run_repro(repro, timeout_s=max(timeout_s, 60))
         info["repro_exit"] = code
         info["repro_says"] = last
         info["confirmed"] = code == 1
+    write_atomic(store.path(fid, "report.md"),
+                 render_report(case, key, detail, repro.read_text(), info.get("repro_says")))
     write_json(store.path(fid, "status.json"), info)
     return info
 

@@ -100,18 +100,69 @@ def _body_of(fn: ast.FunctionDef) -> list[ast.stmt]:
     return body
 
 
-def _delete_runs(lines, stmts: list[ast.stmt], keep_one: bool) -> Iterator[str]:
+class _Rename(ast.NodeTransformer):
+    def __init__(self, mapping: dict[str, str]):
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.mapping:
+            return ast.copy_location(ast.Name(self.mapping[node.id], ast.Load()), node)
+        return node
+
+
+def _first_operand(s: ast.stmt, locals_: set[str]) -> tuple[str, str] | None:
+    """(target, first operand) of ``target = expr(operand, ...)``."""
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+        ops = [n for n in _operands(s.value, locals_) if n != s.targets[0].id]
+        if ops:
+            return s.targets[0].id, ops[0]
+    return None
+
+
+def _delete(lines: list[str], stmts: list[ast.stmt], run: list[ast.stmt], locals_: set[str]) -> str:
+    """Delete ``run``; later readers of a deleted assignment read its first operand instead."""
+    mapping: dict[str, str] = {}
+    for s in run:
+        pair = _first_operand(s, locals_)
+        if pair:
+            mapping[pair[0]] = mapping.get(pair[1], pair[1])
+    out = lines[:run[0].lineno - 1]
+    pos = run[-1].end_lineno
+    for s in stmts:
+        if s.lineno <= run[-1].end_lineno or not mapping:
+            continue
+        new = _Rename(mapping).visit(ast.parse(ast.unparse(s)).body[0])
+        if ast.unparse(new) != ast.unparse(s):
+            out += lines[pos:s.lineno - 1]
+            out.append(textwrap.indent(ast.unparse(new), _indent_of(lines, s)) + "\n")
+            pos = s.end_lineno
+    return "".join(out + lines[pos:])
+
+
+def _delete_runs(lines, stmts: list[ast.stmt], tail: list[ast.stmt], keep_one: bool,
+                 locals_: set[str]) -> Iterator[str]:
     n = len(stmts)
     k = max(n // 2, 1)
-    while k >= 1:
+    while True:
         for start in reversed(range(0, n, k)):
             run = stmts[start:start + k]
             if keep_one and len(run) == n:
                 continue
-            yield "".join(lines[:run[0].lineno - 1] + lines[run[-1].end_lineno:])
+            yield _delete(lines, stmts + tail, run, locals_)
         if k == 1:
             break
         k //= 2
+
+
+def _dead(stmts: list[ast.stmt], tail: list[ast.stmt]) -> list[ast.stmt]:
+    """Assignments to a plain name that no later statement reads."""
+    dead = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets):
+            later = {n.id for x in stmts[i + 1:] + tail for n in ast.walk(x) if isinstance(n, ast.Name)}
+            if not any(t.id in later for t in s.targets):
+                dead.append(s)
+    return dead
 
 
 def _operands(node: ast.AST, locals_: set[str]) -> list[str]:
@@ -135,9 +186,15 @@ def candidates(text: str, function: str = "fn") -> Iterator[str]:
     if ret is not None and isinstance(ret.value, ast.Tuple) and len(ret.value.elts) > 1:
         for e in ret.value.elts:
             yield _splice(lines, ret, [f"{_indent_of(lines, ret)}return ({ast.unparse(e)},)\n"])
-    # 2. delete runs of statements, halves first
+    # 2. dead assignments, all at once; then runs of statements, halves first (readers rewired)
+    dead = _dead(stmts, [ret] if ret is not None else [])
+    if dead:
+        keep = [x for x in lines]
+        for s in reversed(dead):
+            del keep[s.lineno - 1:s.end_lineno]
+        yield "".join(keep)
     if stmts:
-        yield from _delete_runs(lines, stmts, keep_one=ret is None)
+        yield from _delete_runs(lines, stmts, [ret] if ret is not None else [], ret is None, locals_)
     # 3. replace an assignment's right-hand side by one of its operands; unwrap ifs
     for s in reversed(stmts):
         pad = _indent_of(lines, s)

@@ -70,5 +70,11 @@ def dedup_key(key: BucketKey, program: Program) -> str:
 def known_index():
     import torch
 
-    from .corpus import KnownIndex, default_corpus_dir, load_known
-    return KnownIndex(load_known(default_corpus_dir()), torch.__version__)
+    from .corpus import CorpusError, KnownIndex, default_corpus_dir, load_known
+    try:
+        entries = load_known(default_corpus_dir())
+    except CorpusError as e:  # a broken known-issues file must not stop a campaign
+        import sys
+        print(f"fuzzcomp: warning: known issues ignored: {e}", file=sys.stderr)
+        entries = []
+    return KnownIndex(entries, torch.__version__)

@@ -93,3 +93,23 @@ def test_quality_targets_on_planted_findings(worker):
     assert f["median_statements"] <= 8, f
     assert f["share_le_12_lines"] >= 0.9, f
     assert f["median_seconds"] <= 120, f
+
+
+@pytest.mark.slow
+def test_real_inductor_minimisation(worker):
+    """Real Inductor (its own test-only relu fault switched on): every probe is a real compile."""
+    from fuzzcomp.generators.ir import op_names
+    records = []
+    for seed in range(400):
+        if len(records) == 2:
+            break
+        case = generate(seed)
+        if "torch.relu" not in op_names(case.program):
+            continue
+        r = measure(worker, case.with_compile(backend="fuzzcomp.planted:inductor_relu_bug"), 300)
+        if r is not None:
+            records.append(r)
+            print(r, flush=True)
+    f = figures(records)
+    print("INDUCTOR", f, flush=True)
+    assert f["findings"] == 2 and f["median_statements"] <= 8 and f["median_seconds"] <= 120, f

@@ -14,9 +14,8 @@ ones of that bucket are not minimised again.
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 import time
+from pathlib import Path
 
 from fuzzcomp.generators import Case
 
@@ -25,6 +24,7 @@ from .messages import CHECK, DIED, DONE, EAGER_ONLY, TIMEOUT, Job
 from .minimise import minimise
 from .oracles_glue import crash_verdict
 from .repro import render_repro
+from .srcreduce import run_file
 from .store import Store, case_to_json, write_atomic, write_json
 from .triage import BucketKey, bucket_of, dedup_key, known_index
 from .worker import Worker
@@ -53,13 +53,8 @@ def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float):
 
 
 def run_repro(path, timeout_s: float = 600.0) -> tuple[int | None, str]:
-    """Run a repro file in a fresh interpreter: (exit code or None on timeout, last output line)."""
-    try:
-        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout_s:g} s"
-    lines = (p.stdout.strip().splitlines() or p.stderr.strip().splitlines() or [""])
-    return p.returncode, lines[-1][:300]
+    """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line)."""
+    return run_file(Path(path), timeout_s)
 
 
 def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,

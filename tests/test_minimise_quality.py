@@ -108,6 +108,7 @@ def test_real_inductor_minimisation(worker):
             continue
         r = measure(worker, case.with_compile(backend="fuzzcomp.planted:inductor_relu_bug"), 300)
         if r is not None:
+            assert r["bucket"].startswith("numeric-"), r  # the relu fault, not a broken backend
             records.append(r)
             print(r, flush=True)
     f = figures(records)

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from fuzzcomp.generators import Case
+from fuzzcomp.oracles import primary
 
 from .bugreport import render_report
 from .messages import CHECK, DIED, DONE, EAGER_ONLY, TIMEOUT, Job
@@ -46,9 +47,15 @@ def probe_keys(worker: Worker, case: Case, timeout_s: float) -> tuple[bool, set[
 
 
 def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float):
+    """Still the same bug: eager valid, and ``key`` is the primary (most severe) verdict's bucket.
+
+    Requiring the primary one, not just any verdict, keeps a candidate from trading the bug for
+    a worse one (a mutation finding whose reduced program also returns a wrong output would
+    print the output's line first in its repro).
+    """
     def is_interesting(case: Case) -> bool:
-        valid, keys, _ = probe_keys(worker, case, timeout_s)
-        return valid and key in keys
+        valid, _, verdicts = probe_keys(worker, case, timeout_s)
+        return valid and bool(verdicts) and bucket_of(primary(verdicts)) == key
     return is_interesting
 
 

@@ -62,7 +62,7 @@ def bucket_of(v: Verdict) -> BucketKey:
 
 
 def dedup_key(key: BucketKey, program: Program) -> str:
-    ops = sorted(set(op_names(program)))
+    ops = sorted({op.removeprefix("branch:") for op in op_names(program)})  # an unwrapped if-branch op is that op
     return f"{key.slug()}:{'+'.join(ops)}"
 
 

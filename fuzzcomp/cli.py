@@ -1,4 +1,4 @@
-"""The ``fuzzcomp`` command line: run, replay, minimize, report, show, bench.
+"""The ``fuzzcomp`` command line: run, replay, minimize, promote, report, show, stats, bench.
 
 Contract: every user mistake (bad flag or value, unknown backend, missing or
 broken file, unimportable module) ends with one line ``fuzzcomp: error: ...``
@@ -114,10 +114,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("minimize", aliases=["minimise"], help="minimise a finding and write its repro",
                        description="Shrink a recorded finding while it keeps its bucket, then write "
-                       "minimized.json, repro.py and report.md beside it.")
-    m.add_argument("finding", help="a finding folder or its finding.json")
+                       "minimized.json, repro.py and report.md beside it. Given a repro .py file "
+                       "(say one you edited by hand), shrink its source instead while it still exits 1 "
+                       "with the same BUG line, and write FILE.min.py beside it.")
+    m.add_argument("finding", help="a finding folder, its finding.json, or a repro .py file")
+    m.add_argument("--function", default="fn", help="for a .py file: the function to shrink (default fn)")
     m.add_argument("--budget", type=_positive_float, default=120.0, help="seconds (default 120)")
     m.add_argument("--timeout", type=_positive_float, default=300.0)
+
+    pr = sub.add_parser("promote", help="copy a finding's minimised repro into the regression corpus",
+                        description="Re-run the finding's minimised repro in a fresh process and copy it "
+                        "into the corpus with a '# fuzzcomp-corpus:' metadata line (status, affected torch "
+                        "versions, bucket, dedup key, issue). Real torch bugs only: findings from custom "
+                        "backends are refused.")
+    pr.add_argument("finding", help="a minimised finding folder")
+    pr.add_argument("--issue", default=None, help="the upstream issue URL")
+    pr.add_argument("--torch", default=None, dest="torch_spec",
+                    help="affected torch versions, e.g. '>=2.11,<2.14' (default: >= the running version)")
+    pr.add_argument("--status", choices=("open", "fixed"), default="open")
+    pr.add_argument("--corpus", default=None, help="corpus folder (default: $FUZZCOMP_CORPUS or ./corpus "
+                    "of the fuzzcomp checkout)")
 
     rep = sub.add_parser("report", help="summarise a campaign folder",
                          description="Rebuild summary.md, summary.json and report.html from what is on disk.")

@@ -141,7 +141,30 @@ def cmd_replay(args) -> int:
     return 1 if verdicts else 0
 
 
+def _minimize_source(args) -> int:
+    from .srcreduce import SourceReduceError, reduce_source
+    from .store import write_atomic
+    path = Path(args.finding)
+    if not path.is_file():
+        raise UsageError(f"no such file: {args.finding}")
+    try:
+        text, st = reduce_source(path, budget_s=args.budget, timeout_s=args.timeout,
+                                 function=args.function, log=print)
+    except SourceReduceError as e:
+        raise UsageError(str(e)) from None
+    out = path.with_name(path.stem + ".min.py")
+    write_atomic(out, text)
+    print(f"source-level reduction: {st.statements_before} -> {st.statements_after} statements in "
+          f"{st.seconds:.1f} s with {st.probes} probes" + (" (budget spent)" if st.out_of_time else ""))
+    print(f"interesting: exits 1 with a BUG line starting {st.expect!r}")
+    print(f"minimised file: {out}  (check it alone: python -m fuzzcomp.srcreduce {out} "
+          f"--expect {st.expect!r})")
+    return 0
+
+
 def cmd_minimize(args) -> int:
+    if args.finding.endswith(".py"):
+        return _minimize_source(args)
     from .pipeline import finish_finding
     from .store import Store
     from .worker import Worker, WorkerSettings
@@ -163,6 +186,33 @@ def cmd_minimize(args) -> int:
     print(f"minimised in {info.get('minimize_s')} s with {info.get('probes')} probes")
     print(f"repro: {path / 'repro.py'} (exit {info.get('repro_exit')}: {info.get('repro_says')})")
     print(f"report: {path / 'report.md'}")
+    return 0
+
+
+def cmd_promote(args) -> int:
+    from .corpus import CorpusError, default_corpus_dir, promote
+    from .pipeline import run_repro
+    path = Path(args.finding)
+    if path.name == "finding.json":
+        path = path.parent
+    if not (path / "finding.json").is_file():
+        raise UsageError(f"{args.finding} is not a finding folder (no finding.json)")
+    corpus = Path(args.corpus) if args.corpus else default_corpus_dir()
+    if not corpus.is_dir():
+        raise UsageError(f"no corpus folder at {corpus}: pass --corpus DIR")
+    if args.torch_spec:
+        from .corpus import torch_affected
+        try:
+            torch_affected(args.torch_spec, "0")
+        except CorpusError as e:
+            raise UsageError(str(e)) from None
+    try:
+        target = promote(path, corpus, issue=args.issue, torch_spec=args.torch_spec, status=args.status,
+                         run_repro=run_repro)
+    except CorpusError as e:
+        raise UsageError(str(e)) from None
+    print(f"promoted: {target}")
+    print(f"run the corpus: pytest -n auto {corpus}")
     return 0
 
 

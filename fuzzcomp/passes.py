@@ -1,19 +1,24 @@
 """Reduction passes over a whole Case: each one small, named, and pure.
 
 Contract: a pass is a function ``Case -> Iterator[Case]`` yielding candidate
-cases that are strictly smaller (fewer calls, outputs, statements, inputs, or
-smaller sizes, simpler layouts and options) in the order most likely to
-succeed. Passes never run anything: the reducer decides which candidate keeps
-the failure. ``TIERS`` orders them from cheap-and-big to fine-grained.
+cases that are strictly smaller by ``size_of`` (fewer calls, outputs,
+statements, inputs, lower ranks, fewer symbols, smaller sizes, float32 dtypes,
+simpler layouts, constants and options) in the order most likely to succeed,
+biggest cuts first. Passes never probe anything: the reducer decides which
+candidate keeps the failure. A candidate may carry stale statement types (a
+rank or dtype changed upstream); the reducer re-types it with
+``typecheck.retype`` and drops it when it no longer type-checks, so passes
+may propose boldly. ``TIERS`` orders them from cheap-and-big to fine-grained.
 """
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Callable, Iterator
 
-from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, DataCond, If, Loop, Mutate, Program,
-                                    Ref, Return, ScalarCond, Size, SizeCond, Stmt, While, With,
-                                    cond_refs, refs_of, walk, walk_program)
+from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, DataCond, If, Input, Lit, Loop, Mutate,
+                                    Program, Ref, Return, ScalarCond, Size, SizeCond, Stmt, TensorType,
+                                    While, With, cond_refs, refs_of, walk, walk_program)
 
 Pass = Callable[[Case], Iterator[Case]]
 
@@ -136,6 +141,22 @@ def drop_outputs(case: Case) -> Iterator[Case]:
                                 outputs=(o,))
 
 
+def retarget_outputs(case: Case) -> Iterator[Case]:
+    """An output that is a bare input becomes a mutated input instead, so the other input can go."""
+    p = case.program
+    names = {i.name for i in p.inputs}
+    targets = list(dict.fromkeys(s.target for s in p.body if isinstance(s, Mutate)))
+    for k, o in enumerate(p.outputs):
+        if o in names:
+            for t in targets:
+                if t != o:
+                    outs = tuple(dict.fromkeys(p.outputs[:k] + (t,) + p.outputs[k + 1:]))
+                    used = set(outs).union(*(refs_of(s) for s in p.body))
+                    inputs = tuple(i for i in p.inputs if i.name in used)
+                    if inputs:
+                        yield _with_program(case, outputs=outs, inputs=inputs)
+
+
 def drop_calls(case: Case) -> Iterator[Case]:
     calls = case.calls
     if len(calls) <= 1:
@@ -200,13 +221,22 @@ def drop_inputs(case: Case) -> Iterator[Case]:
 
 
 def _used_symbols(p: Program) -> set[str]:
-    return {d for i in p.inputs for d in i.type.shape if isinstance(d, str)}
+    return {name for i in p.inputs for d in i.type.shape if isinstance(d, str)
+            for name in re.findall(r"[A-Za-z_]\w*", d)}
 
 
 def shrink_sizes(case: Case) -> Iterator[Case]:
     p = case.program
     for j, sym in enumerate(p.symbols):
         values = sorted({c.sizes[j] for c in case.calls})
+        # keep the calls' sizes distinct and in order (recompiles, guards) but small: 2, 3, ...
+        if len(values) > 1:
+            rank = {v: v for v in values if v <= 1}
+            rank.update({v: 2 + k for k, v in enumerate(x for x in values if x > 1)})
+            calls = tuple(dataclasses.replace(c, sizes=c.sizes[:j] + (rank[c.sizes[j]],) + c.sizes[j + 1:])
+                          for c in case.calls)
+            if calls != case.calls:
+                yield dataclasses.replace(case, calls=calls)
         for target in (1, 2, 3, 4, 5, 7, 8):
             if target >= max(values):
                 break
@@ -229,6 +259,8 @@ def simplify_options(case: Case) -> Iterator[Case]:
         yield case.with_compile(dynamic=None)
     if case.compile.fullgraph:
         yield case.with_compile(fullgraph=False)
+    if case.compile.mode is not None:
+        yield case.with_compile(mode=None)
 
 
 def reseed_calls(case: Case) -> Iterator[Case]:
@@ -236,6 +268,157 @@ def reseed_calls(case: Case) -> Iterator[Case]:
     calls = tuple(dataclasses.replace(c, seed=k) for k, c in enumerate(case.calls))
     if calls != case.calls:
         yield dataclasses.replace(case, calls=calls)
+
+
+# ---- passes added for the issue-5 reducer: big cuts, rewiring, ranks, dtypes, constants ----------
+def _resolve(sub: dict[str, str], name: str) -> str:
+    while name in sub:
+        name = sub[name]
+    return name
+
+
+def _bypass(p: Program, indices) -> Program | None:
+    """Delete the statements at ``indices``; readers of a deleted value read its first operand."""
+    gone = set(indices)
+    sub: dict[str, str] = {}
+    for i in sorted(gone):
+        s = p.body[i]
+        if isinstance(s, Assign):
+            operand = next((a.name for a in s.args if isinstance(a, Ref)), None)
+            if operand is None:
+                return None
+            sub[s.out] = _resolve(sub, operand)
+        elif not isinstance(s, Mutate):  # regions are unwrapped by their own passes
+            gone.discard(i)
+    if not gone:
+        return None
+    body = tuple(s for i, s in enumerate(p.body) if i not in gone)
+    for old in sub:
+        new = _resolve(sub, old)
+        body = tuple(rename(s, old, new) for s in body)
+    outputs = tuple(dict.fromkeys(_resolve(sub, o) for o in p.outputs))
+    return dce(dataclasses.replace(p, body=body, outputs=outputs))
+
+
+def delete_chunks(case: Case) -> Iterator[Case]:
+    """ddmin-style: delete runs of n/2, n/4, ... top-level statements, latest runs first."""
+    p = case.program
+    n = len(p.body)
+    k = n // 2
+    while k >= 2:
+        for start in reversed(range(0, n, k)):
+            prog = _bypass(p, range(start, min(start + k, n)))
+            if prog is not None:
+                yield _with_program(case, body=prog.body, outputs=prog.outputs)
+        k //= 2
+
+
+def replace_by_input(case: Case) -> Iterator[Case]:
+    """Replace one op by one of its tensor operands (any type: the reducer re-types)."""
+    p = case.program
+    for i in reversed(range(len(p.body))):
+        s = p.body[i]
+        if not isinstance(s, Assign):
+            continue
+        for name in dict.fromkeys(a.name for a in s.args if isinstance(a, Ref)):
+            rest = tuple(rename(x, s.out, name) for x in p.body[i + 1:])
+            outputs = tuple(dict.fromkeys(name if o == s.out else o for o in p.outputs))
+            prog = dce(dataclasses.replace(p, body=p.body[:i] + rest, outputs=outputs))
+            yield _with_program(case, body=prog.body, outputs=prog.outputs)
+
+
+def drop_unused_symbols(case: Case) -> Iterator[Case]:
+    """Symbols no input shape mentions go, with their column of the call schedule."""
+    p = case.program
+    used = _used_symbols(p)
+    keep = [j for j, s in enumerate(p.symbols) if s in used]
+    if len(keep) < len(p.symbols):
+        calls = tuple(dataclasses.replace(c, sizes=tuple(c.sizes[j] for j in keep)) for c in case.calls)
+        yield dataclasses.replace(_with_program(case, symbols=tuple(p.symbols[j] for j in keep)),
+                                  calls=calls)
+
+
+def concretise_symbols(case: Case) -> Iterator[Case]:
+    """A symbol with one value in every call becomes that literal size (same tensors, fewer names)."""
+    p = case.program
+    for j, sym in enumerate(p.symbols):
+        values = {c.sizes[j] for c in case.calls}
+        if len(values) != 1 or any(isinstance(d, str) and d != sym and re.search(rf"\b{sym}\b", d)
+                                   for i in p.inputs for d in i.type.shape):
+            continue
+        value = values.pop()
+        inputs = tuple(dataclasses.replace(i, type=TensorType(
+            tuple(value if d == sym else d for d in i.type.shape), i.type.dtype)) for i in p.inputs)
+        calls = tuple(dataclasses.replace(c, sizes=c.sizes[:j] + c.sizes[j + 1:]) for c in case.calls)
+        yield dataclasses.replace(
+            _with_program(case, inputs=inputs, symbols=p.symbols[:j] + p.symbols[j + 1:]), calls=calls)
+
+
+_MIN_RANK = {"transposed": 2, "channels_last": 4, "sliced": 1, "offset": 1, "expanded": 1}
+
+
+def shrink_ranks(case: Case) -> Iterator[Case]:
+    """Drop one dim of an input: size-1 dims first, then symbolic ones."""
+    p = case.program
+    for k, inp in enumerate(p.inputs):
+        shape = inp.type.shape
+        order = [j for j, d in enumerate(shape) if d == 1] + \
+                [j for j, d in enumerate(shape) if d != 1]
+        for j in order:
+            new_shape = shape[:j] + shape[j + 1:]
+            layout = inp.layout
+            if len(new_shape) < _MIN_RANK.get(layout, 0) or layout == "channels_last":
+                layout = "contiguous"
+            new = dataclasses.replace(inp, type=TensorType(new_shape, inp.type.dtype), layout=layout)
+            yield _with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
+
+
+_CAST = re.compile(r"\.to\(torch\.(\w+)\)")
+
+
+def simplify_dtypes(case: Case) -> Iterator[Case]:
+    """Inputs and casts to float32, one at a time."""
+    p = case.program
+    for k, inp in enumerate(p.inputs):
+        if inp.type.dtype != "float32":
+            new = dataclasses.replace(inp, type=TensorType(inp.type.shape, "float32"))
+            yield _with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
+    for i, s in enumerate(p.body):
+        if isinstance(s, Assign) and _CAST.search(s.template) and "float32" not in s.template:
+            new = dataclasses.replace(s, template=_CAST.sub(".to(torch.float32)", s.template))
+            yield _with_program(case, body=p.body[:i] + (new,) + p.body[i + 1:])
+
+
+def _simpler_literals(value) -> list:
+    if isinstance(value, bool):
+        return [False] if value else []
+    if isinstance(value, int):
+        return [0] if value else []
+    if isinstance(value, float):
+        return [x for x in (0.0, 1.0) if x != value and abs(x) < abs(value)]
+    return []
+
+
+def simplify_constants(case: Case) -> Iterator[Case]:
+    """Literal arguments toward 0 / False (a dim argument becomes dim 0, keepdim False)."""
+    p = case.program
+    for i, s in enumerate(p.body):
+        if not isinstance(s, (Assign, Mutate)):
+            continue
+        for a, arg in enumerate(s.args):
+            if isinstance(arg, Lit):
+                for v in _simpler_literals(arg.value):
+                    new = dataclasses.replace(s, args=s.args[:a] + (Lit(v),) + s.args[a + 1:])
+                    yield _with_program(case, body=p.body[:i] + (new,) + p.body[i + 1:])
+
+
+def constant_score(p: Program) -> int:
+    score = 0
+    for s in walk(p.body):
+        for arg in getattr(s, "args", ()):
+            if isinstance(arg, Lit) and isinstance(arg.value, (bool, int, float)):
+                score += abs(int(arg.value)) + (isinstance(arg.value, float) and arg.value != 0.0)
+    return score
 
 
 def _structure_tiers():
@@ -246,9 +429,11 @@ def _structure_tiers():
 _BIG, _FINE = _structure_tiers()
 
 TIERS: list[list[Pass]] = [
-    [drop_outputs, drop_calls],
-    [delete_statements, simplify_branches, drop_inputs] + _BIG,
-    [shrink_sizes, simplify_inputs, simplify_options, reseed_calls] + _FINE,
+    [drop_outputs, drop_calls, drop_unused_symbols],
+    [delete_chunks, delete_statements, replace_by_input, simplify_branches, retarget_outputs,
+     drop_inputs] + _BIG,
+    [shrink_ranks, shrink_sizes, simplify_dtypes, simplify_inputs, simplify_options, simplify_constants,
+     reseed_calls, concretise_symbols] + _FINE,
 ]
 
 
@@ -257,9 +442,13 @@ def size_of(case: Case) -> tuple:
     from .passes_structure import structure_weight, schedule_fancy
     p = case.program
     n_stmts = sum(1 for _ in walk_program(p))
+    rank = sum(len(i.type.shape) for i in p.inputs)
     total = sum(sum(c.sizes) for c in case.calls)
+    dtypes = sum(i.type.dtype != "float32" for i in p.inputs) + \
+        sum(1 for s in walk(p.body) if isinstance(s, Assign) and _CAST.search(s.template)
+            and "float32" not in s.template)
     fancy = sum(i.layout != "contiguous" for i in p.inputs) + (case.compile.dynamic is not None) \
-        + case.compile.fullgraph + schedule_fancy(case)
+        + case.compile.fullgraph + (case.compile.mode is not None) + schedule_fancy(case)
     seeds = sum(min(c.seed, 10**6) for c in case.calls)
-    return (n_stmts + len(p.outputs) + len(p.inputs) + structure_weight(p), len(case.calls), total, fancy,
-            seeds)
+    return (n_stmts + len(p.outputs) + len(p.inputs) + structure_weight(p), len(case.calls), rank,
+            len(p.symbols), total, dtypes, fancy, constant_score(p), seeds)

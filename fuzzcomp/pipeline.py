@@ -5,24 +5,29 @@ Contract: ``probe_predicate(worker, key, timeout)`` builds the reducer's
 minimises one stored finding (optional), writes ``minimized.json``,
 ``repro.py`` and ``report.md`` beside it, then runs the repro in a fresh
 process to confirm the bug reproduces outside the campaign. It returns a small
-dict that the campaign logs and the summary shows.
+dict that the campaign logs and the summary shows. Triage against what is
+already known: a finding whose bucket (or, after minimisation, dedup key)
+is in corpus/ or the known-issues file is marked ``known`` with its source;
+once one finding of a known bucket has been minimised in a campaign, later
+ones of that bucket are not minimised again.
 """
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 import time
+from pathlib import Path
 
 from fuzzcomp.generators import Case
+from fuzzcomp.oracles import primary
 
 from .bugreport import render_report
 from .messages import CHECK, DIED, DONE, EAGER_ONLY, TIMEOUT, Job
 from .minimise import minimise
 from .oracles_glue import crash_verdict
 from .repro import render_repro
+from .srcreduce import run_file
 from .store import Store, case_to_json, write_atomic, write_json
-from .triage import BucketKey, bucket_of, dedup_key
+from .triage import BucketKey, bucket_of, dedup_key, known_index
 from .worker import Worker
 
 _ids = itertools.count(1_000_000)
@@ -42,20 +47,21 @@ def probe_keys(worker: Worker, case: Case, timeout_s: float) -> tuple[bool, set[
 
 
 def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float):
+    """Still the same bug: eager valid, and ``key`` is the primary (most severe) verdict's bucket.
+
+    Requiring the primary one, not just any verdict, keeps a candidate from trading the bug for
+    a worse one (a mutation finding whose reduced program also returns a wrong output would
+    print the output's line first in its repro).
+    """
     def is_interesting(case: Case) -> bool:
-        valid, keys, _ = probe_keys(worker, case, timeout_s)
-        return valid and key in keys
+        valid, _, verdicts = probe_keys(worker, case, timeout_s)
+        return valid and bool(verdicts) and bucket_of(primary(verdicts)) == key
     return is_interesting
 
 
 def run_repro(path, timeout_s: float = 600.0) -> tuple[int | None, str]:
-    """Run a repro file in a fresh interpreter: (exit code or None on timeout, last output line)."""
-    try:
-        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout_s:g} s"
-    lines = (p.stdout.strip().splitlines() or p.stderr.strip().splitlines() or [""])
-    return p.returncode, lines[-1][:300]
+    """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line)."""
+    return run_file(Path(path), timeout_s)
 
 
 def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,
@@ -64,6 +70,9 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     case, key = data["case_obj"], data["bucket_obj"]
     detail = data["verdict_objs"][0].detail
     info: dict = {"id": fid, "bucket": key.slug()}
+    known = known_index().match(key.slug())
+    if known is not None and _known_bucket_done(store, fid, key):
+        minimize = False  # a known bug: its first finding here was minimised already
     if minimize and worker is not None:
         t0 = time.monotonic()
         small, stats = minimise(case, probe_predicate(worker, key, timeout_s), budget_s,
@@ -77,13 +86,32 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
         case = small
     info["dedup"] = dedup_key(key, case.program)
+    known = known or known_index().match(key.slug(), info["dedup"])
+    if known is not None:
+        info["known"] = known.issue if known.issue not in (None, "none") else known.source
     repro = store.path(fid, "repro.py")
     write_atomic(repro, render_repro(case, key, detail))
-    write_atomic(store.path(fid, "report.md"), render_report(case, key, detail, repro.read_text()))
     if verify:
         code, last = run_repro(repro, timeout_s=max(timeout_s, 60))
         info["repro_exit"] = code
         info["repro_says"] = last
         info["confirmed"] = code == 1
+    write_atomic(store.path(fid, "report.md"),
+                 render_report(case, key, detail, repro.read_text(), info.get("repro_says")))
     write_json(store.path(fid, "status.json"), info)
     return info
+
+
+def _known_bucket_done(store: Store, fid: str, key: BucketKey) -> bool:
+    """True when another finding of this bucket in the store is already minimised."""
+    import json
+    for other in store.finding_ids():
+        path = store.path(other, "status.json")
+        if other != fid and path.exists():
+            try:
+                st = json.loads(path.read_text())
+            except json.JSONDecodeError:
+                continue
+            if st.get("bucket") == key.slug() and "minimize_s" in st:
+                return True
+    return False

@@ -100,5 +100,8 @@ def inductor_relu_bug(gm: torch.fx.GraphModule, example_inputs):
     """Real Inductor with its own test-only fault switched on: relu miscompiled."""
     import torch._inductor.config as cfg
     from torch._inductor.compile_fx import compile_fx
-    with cfg.patch(inject_relu_bug_TESTING_ONLY="accuracy"):
+    # the CPU switch lives under ``cpp.`` in current torch; older torch had it at the top level
+    key = "cpp.inject_relu_bug_TESTING_ONLY" if hasattr(cfg.cpp, "inject_relu_bug_TESTING_ONLY") \
+        else "inject_relu_bug_TESTING_ONLY"
+    with cfg.patch({key: "accuracy"}):
         return compile_fx(gm, example_inputs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import platform
+import re
 import sys
 
 import torch

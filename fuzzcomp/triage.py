@@ -5,10 +5,14 @@ stage, normalised signature). Dedup, the minimiser's "still the same bug?"
 test and the known-issues list all key on it. For value mismatches the
 signature is the kind of mismatch and the dtype involved; after minimisation,
 ``dedup_key`` adds the op set of the minimised program, which is what separates
-two distinct numeric bugs that share a BucketKey.
+two distinct numeric bugs that share a BucketKey. ``known_index()`` is the
+campaign's view of bugs already known (corpus/ files and
+corpus/known_issues.json, for the running torch version), loaded once per
+process.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -58,5 +62,19 @@ def bucket_of(v: Verdict) -> BucketKey:
 
 
 def dedup_key(key: BucketKey, program: Program) -> str:
-    ops = sorted(set(op_names(program)))
+    ops = sorted({op.removeprefix("branch:") for op in op_names(program)})  # an unwrapped if-branch op is that op
     return f"{key.slug()}:{'+'.join(ops)}"
+
+
+@functools.lru_cache(maxsize=1)
+def known_index():
+    import torch
+
+    from .corpus import CorpusError, KnownIndex, default_corpus_dir, load_known
+    try:
+        entries = load_known(default_corpus_dir())
+    except CorpusError as e:  # a broken known-issues file must not stop a campaign
+        import sys
+        print(f"fuzzcomp: warning: known issues ignored: {e}", file=sys.stderr)
+        entries = []
+    return KnownIndex(entries, torch.__version__)

@@ -1,0 +1,145 @@
+"""The regression corpus: collection in isolation, strict xfail, promote, known-bug triage.
+
+The pytest run here uses a throwaway corpus (a copy of corpus/conftest.py plus
+tiny scripts that behave like repros) so every outcome is exercised without
+compiling anything: open bug showing -> xfailed; open bug passing -> a failure
+saying it looks fixed; fixed -> passes; fixed but showing -> a regression
+failure; CUDA-only -> skipped with the reason; a crashing repro -> failure.
+"""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuzzcomp.corpus import (CorpusError, KnownIndex, format_meta, load_known, parse_meta, promote,
+                             torch_affected)
+from fuzzcomp.generators import generate
+from fuzzcomp.store import Store
+from fuzzcomp.triage import BucketKey, dedup_key
+
+REPO = Path(__file__).resolve().parent.parent
+BUG = 'print("BUG: call 0, output[0]: planted")\nraise SystemExit(1)\n'
+OK = 'print("OK: compiled matches eager on every call")\n'
+CRASH = 'import nonexistent_module_for_the_test\n'
+
+
+def _corpus(tmp_path, files):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    shutil.copy(REPO / "corpus" / "conftest.py", d / "conftest.py")
+    for name, (meta, body) in files.items():
+        (d / name).write_text("#!/usr/bin/env python3\n" + meta + "\n" + body)
+    return d
+
+
+def _run_pytest(d, *extra):
+    p = subprocess.run([sys.executable, "-m", "pytest", str(d), "-rA", "-p", "no:cacheprovider",
+                        "-o", "addopts=", *extra], capture_output=True, text=True, cwd=d, timeout=600)
+    return p.returncode, p.stdout + p.stderr
+
+
+def test_corpus_outcomes_under_xdist(tmp_path):
+    d = _corpus(tmp_path, {
+        "open_bug.py": ("# fuzzcomp-corpus: status=open torch>=2.0 symptom=numeric", BUG),
+        "open_fixed_upstream.py": ("# fuzzcomp-corpus: status=open torch>=2.0 symptom=numeric", OK),
+        "fixed_bug.py": ("# fuzzcomp-corpus: status=fixed torch<2.0 symptom=numeric", OK),
+        "regressed.py": ("# fuzzcomp-corpus: status=fixed torch<2.0 symptom=numeric", BUG),
+        "gpu_only.py": ("# fuzzcomp-corpus: status=open torch>=2.0 device=cuda", BUG),
+        "crashing.py": ("# fuzzcomp-corpus: status=open torch>=2.0 symptom=numeric", CRASH),
+    })
+    code, out = _run_pytest(d, "-n", "2")
+    assert code == 1, out
+    assert "XFAIL" in out and "open_bug" in out
+    assert "FAILED" in out and "looks fixed upstream" in out and "open_fixed_upstream" in out
+    assert "PASSED" in out and "fixed_bug" in out
+    assert "regressed" in out and "a regression" in out
+    assert "crashing" in out and "the repro itself failed" in out
+    assert "passed" in out and "corpus-self-test" in out
+    import torch
+    if not torch.cuda.is_available():
+        assert "SKIPPED" in out and "CUDA-only repro" in out
+
+
+def test_empty_corpus_is_not_exit_5(tmp_path):
+    code, out = _run_pytest(_corpus(tmp_path, {}))
+    assert code == 0 and "1 passed" in out, out
+
+
+@pytest.mark.slow
+def test_real_corpus_runs_from_the_repo_root():
+    p = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "corpus/", "-q", "-p", "no:cacheprovider"],
+                       capture_output=True, text=True, cwd=REPO, timeout=1800)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+
+
+def test_meta_roundtrip_and_version_ranges():
+    meta = {"status": "open", "torch": ">=2.11,<2.14", "bucket": "numeric-inductor-1234abcd",
+            "dedup": "numeric-inductor-1234abcd:torch.add+torch.sin", "issue": "https://x/y/1"}
+    line = format_meta(meta)
+    assert parse_meta("#!/usr/bin/env python3\n" + line + "\n") == meta
+    assert torch_affected(">=2.11,<2.14", "2.13.0+cpu") and not torch_affected("<2.13", "2.13.0+cpu")
+    with pytest.raises(CorpusError):
+        torch_affected("~2.13", "2.13.0")
+
+
+def _finding(tmp_path, backend):
+    store = Store(tmp_path / "camp")
+    store.create({})
+    case = generate(5).with_compile(backend=backend)
+    key = BucketKey("numeric", "inductor", "output values")
+    fid = store.record_finding(case, [], key, "test")
+    folder = store.findings_dir / fid
+    (folder / "repro.py").write_text("#!/usr/bin/env python3\n" + BUG)
+    (folder / "minimized.json").write_text(json.dumps({"case": json.loads(
+        (folder / "finding.json").read_text())["case"]}))
+    return folder, case, key
+
+
+def test_promote_writes_metadata_and_refuses_duplicates(tmp_path):
+    folder, case, key = _finding(tmp_path, "inductor")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    fake_run = lambda path: (1, "BUG: call 0, output[0]: planted")  # noqa: E731
+    target = promote(folder, corpus, issue="https://github.com/pytorch/pytorch/issues/1", torch_spec=None,
+                     status="open", run_repro=fake_run)
+    text = target.read_text()
+    assert text.startswith("#!/usr/bin/env python3\n# fuzzcomp-corpus: status=open torch>=")
+    meta = parse_meta(text)
+    assert meta["bucket"] == key.slug() and meta["dedup"] == dedup_key(key, case.program)
+    assert not target.name.startswith("test_")
+    with pytest.raises(CorpusError, match="already in the corpus"):
+        promote(folder, corpus, issue=None, torch_spec=None, status="open", run_repro=fake_run)
+    # triage: the bucket is now known, but only for this program's dedup key
+    index = KnownIndex(load_known(corpus), "2.13.0")
+    assert index.match(key.slug()) is None
+    assert index.match(key.slug(), meta["dedup"]).issue == "https://github.com/pytorch/pytorch/issues/1"
+    assert KnownIndex(load_known(corpus), "1.0").match(key.slug(), meta["dedup"]) is None
+
+
+def test_promote_refuses_planted_and_unreproduced(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    folder, _, _ = _finding(tmp_path / "a", "fuzzcomp.planted:perturb_add")
+    with pytest.raises(CorpusError, match="custom backend"):
+        promote(folder, corpus, issue=None, torch_spec=None, status="open", run_repro=lambda p: (1, "BUG"))
+    folder, _, _ = _finding(tmp_path / "b", "inductor")
+    with pytest.raises(CorpusError, match="does not reproduce"):
+        promote(folder, corpus, issue=None, torch_spec=None, status="open", run_repro=lambda p: (0, "OK"))
+
+
+def test_known_issues_file_matches_by_bucket(tmp_path):
+    (tmp_path / "known_issues.json").write_text(json.dumps({"issues": [
+        {"bucket": "compile-crash-inductor-deadbeef", "issue": "https://x/1", "torch": ">=2.11"}]}))
+    index = KnownIndex(load_known(tmp_path), "2.13.0+cpu")
+    assert index.match("compile-crash-inductor-deadbeef").issue == "https://x/1"
+    assert index.match("compile-crash-inductor-00000000") is None
+    (tmp_path / "known_issues.json").write_text("{not json")
+    with pytest.raises(CorpusError):
+        load_known(tmp_path)
+
+
+def test_repo_known_issues_file_is_valid():
+    load_known(REPO / "corpus")

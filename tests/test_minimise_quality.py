@@ -1,0 +1,116 @@
+"""Reducer quality on real findings, pinned: how small and how fast.
+
+Findings come from the planted-fault backends (fuzzcomp.planted: fast, known
+bugs) over generated seeds; each is minimised exactly as the campaign does it
+(isolated worker per probe, same-bucket predicate, a per-finding budget).
+
+Definitions used by the targets (issue 5):
+* statements: IR statements in the minimised function body, branches included;
+* lines: lines of the emitted ``fn`` source (``emit(program)``), so the
+  ``def`` line and the ``return`` line count: one statement is 3 lines;
+* time: wall seconds of ``minimise`` for that finding (probes included).
+
+Targets: median statements <= 8, >= 90% of findings at <= 12 lines, median
+time <= 120 s. The full measurement (>= 20 findings, 5 planted faults) is
+``-m slow``; the default suite runs one finding end to end.
+"""
+import statistics
+import time
+
+import pytest
+
+from fuzzcomp.generators import emit, generate
+from fuzzcomp.generators.ir import walk
+from fuzzcomp.minimise import minimise
+from fuzzcomp.oracles import primary
+from fuzzcomp.pipeline import probe_keys, probe_predicate
+from fuzzcomp.triage import bucket_of
+from fuzzcomp.worker import Worker, WorkerSettings
+
+PLANTED = ("perturb_add", "perturb_mul", "drop_mutation_noncontiguous", "stale_result",
+           "crash_on_symbolic")
+BUDGET_S = 120.0
+TIMEOUT_S = 120.0
+
+
+def measure(worker, case, budget_s=BUDGET_S):
+    """Minimise one finding; None when the case shows no bug."""
+    valid, _, verdicts = probe_keys(worker, case, TIMEOUT_S)
+    if not (valid and verdicts):
+        return None
+    key = bucket_of(primary(verdicts))
+    t0 = time.monotonic()
+    small, stats = minimise(case, probe_predicate(worker, key, TIMEOUT_S), budget_s)
+    seconds = time.monotonic() - t0
+    assert key in probe_keys(worker, small, TIMEOUT_S)[1], "the minimised case lost its bucket"
+    return {"seed": case.seed, "backend": case.compile.backend, "bucket": key.slug(),
+            "statements_before": sum(1 for _ in walk(case.program.body)),
+            "statements": sum(1 for _ in walk(small.program.body)),
+            "lines": emit(small.program).count("\n"), "seconds": seconds, "probes": stats.probes,
+            "out_of_time": stats.out_of_time}
+
+
+def figures(records):
+    return {"findings": len(records),
+            "median_statements": statistics.median(r["statements"] for r in records),
+            "share_le_12_lines": sum(r["lines"] <= 12 for r in records) / len(records),
+            "median_seconds": statistics.median(r["seconds"] for r in records),
+            "max_seconds": max(r["seconds"] for r in records),
+            "median_statements_before": statistics.median(r["statements_before"] for r in records)}
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = Worker(0, WorkerSettings())
+    yield w
+    w.stop()
+
+
+def test_one_planted_finding_end_to_end(worker):
+    """perturb_add on seed 5 (a 4-statement program with an add): down to the add alone."""
+    r = measure(worker, generate(5).with_compile(backend="fuzzcomp.planted:perturb_add"), 90)
+    assert r is not None, "seed 5 no longer shows the planted add fault"
+    assert r["statements"] <= 2 and r["lines"] <= 4, r
+
+
+@pytest.mark.slow
+def test_quality_targets_on_planted_findings(worker):
+    records = []
+    per_backend = 5
+    for name in PLANTED:
+        found = 0
+        for seed in range(60):
+            if found == per_backend:
+                break
+            r = measure(worker, generate(seed).with_compile(backend=f"fuzzcomp.planted:{name}"))
+            if r is not None:
+                found += 1
+                records.append(r)
+                print(r, flush=True)
+    f = figures(records)
+    print("QUALITY", f, flush=True)
+    assert f["findings"] >= 20, f
+    assert f["median_statements"] <= 8, f
+    assert f["share_le_12_lines"] >= 0.9, f
+    assert f["median_seconds"] <= 120, f
+
+
+@pytest.mark.slow
+def test_real_inductor_minimisation(worker):
+    """Real Inductor (its own test-only relu fault switched on): every probe is a real compile."""
+    from fuzzcomp.generators.ir import op_names
+    records = []
+    for seed in range(400):
+        if len(records) == 2:
+            break
+        case = generate(seed)
+        if "torch.relu" not in op_names(case.program):
+            continue
+        r = measure(worker, case.with_compile(backend="fuzzcomp.planted:inductor_relu_bug"), 300)
+        if r is not None:
+            assert r["bucket"].startswith("numeric-"), r  # the relu fault, not a broken backend
+            records.append(r)
+            print(r, flush=True)
+    f = figures(records)
+    print("INDUCTOR", f, flush=True)
+    assert f["findings"] == 2 and f["median_statements"] <= 8 and f["median_seconds"] <= 120, f

@@ -1,0 +1,148 @@
+"""Repro files: standalone, honest exit codes, readable; and the source-level reducer for edited ones.
+
+The source-level tests use tiny pure-Python "repros" (same protocol: print
+``BUG: ...`` and exit 1 while the bug shows) so each probe costs milliseconds.
+"""
+import ast
+import dataclasses
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from fuzzcomp.bugreport import environment, render_report
+from fuzzcomp.generators import generate
+from fuzzcomp.generators.ir import Assign, Call, Input, Program, Ref, TensorType
+from fuzzcomp.repro import render_repro
+from fuzzcomp.srcreduce import (SourceReduceError, bug_signature, candidates, count_statements,
+                                is_interesting, reduce_source)
+from fuzzcomp.triage import BucketKey
+
+KEY = BucketKey("numeric", "unknown", "output values")
+F32 = TensorType(("s0",), "float32")
+
+
+def _add_case(backend):
+    prog = Program((Input("x0", F32),), (Assign("v0", "torch.add", "torch.add({0}, {0})", (Ref("x0"),), F32),),
+                   ("v0",), ("s0", "s1"))
+    return dataclasses.replace(generate(0), program=prog, calls=(Call((3, 9), 0),)).with_compile(backend=backend)
+
+
+def _imports(text):
+    mods = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            mods |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            mods.add(node.module)
+    return mods
+
+
+def test_repro_needs_only_torch_and_the_custom_backend(tmp_path):
+    text = render_repro(_add_case("inductor"), KEY, "detail")
+    assert _imports(text) <= {"sys", "torch", "torch._inductor.config", "collections", "math", "traceback"}
+    planted = render_repro(_add_case("fuzzcomp.planted:perturb_add"), KEY, "detail")
+    assert _imports(planted) - _imports(text) == {"fuzzcomp.planted"}
+    for field in ("fuzzcomp 0.1", "torch 2.", "(git ", "Python 3.", "seed: ", "bucket: numeric-unknown-",
+                  "numeric at stage unknown"):
+        assert field in planted, field
+
+
+def test_repro_exit_codes_and_pytest_collection(tmp_path):
+    """Exit 1 + one BUG line with the planted fault; on a correct backend pytest collects it and it passes."""
+    bad, good = tmp_path / "bad_repro.py", tmp_path / "good_repro.py"
+    bad.write_text(render_repro(_add_case("fuzzcomp.planted:perturb_add"), KEY, "detail"))
+    good.write_text(render_repro(_add_case("eager"), KEY, "detail"))
+    b = subprocess.run([sys.executable, str(bad)], capture_output=True, text=True, timeout=600)
+    assert b.returncode == 1 and b.stdout.strip().startswith("BUG: call 0, output[0]: rmse"), b.stdout + b.stderr
+    assert len(b.stdout.strip().splitlines()) == 1
+    t = subprocess.run([sys.executable, "-m", "pytest", str(good), "-q", "-p", "no:cacheprovider", "-o",
+                        "addopts=", "-o", "python_files=*.py"], capture_output=True, text=True, timeout=600,
+                       cwd=tmp_path)
+    assert t.returncode == 0 and "1 passed" in t.stdout, t.stdout
+
+
+def test_report_has_the_template_sections():
+    case = _add_case("inductor")
+    md = render_report(case, KEY, "output[0]: rmse ...", render_repro(case, KEY, "d"), "BUG: call 0 ...")
+    for section in ("### 🐛 Describe the bug", "### Error logs", "**Expected:**", "**Actual:**",
+                    "### Versions", "PyTorch version: 2.", "Python version: 3.", "<details>",
+                    "def fn(x0):", "BUG: call 0 ..."):
+        assert section in md, section
+    env = environment()
+    assert env["Is CUDA available"] in ("True", "False") and env["PyTorch build compiler"] != ""
+
+
+# ---- source-level reduction ---------------------------------------------------------------------
+TOY = textwrap.dedent('''\
+    #!/usr/bin/env python3
+    """A toy repro: the 'bug' shows when fn's result contains 13."""
+    import sys
+
+
+    def fn(a, b):
+        c = a + 1
+        d = [c, 2]  # a comment the reducer must not need
+        e = max(d) * 2
+        if a > 0:
+            f = 13
+        else:
+            f = 12
+        g = (e, f)
+        h = g[1]
+        return (h, e)
+
+
+    INPUTS = [
+        ('a', (3,), 'float32', 'contiguous'),
+        ('b', (3,), 'float32', 'contiguous'),
+    ]
+    CALLS = [((1,), 0), ((2,), 1), ((3,), 2)]
+
+    if __name__ == "__main__":
+        out = fn(*[5, 7][:len(INPUTS)])
+        if 13 in out:
+            print("BUG: call 0, output[0]: got 13 for " + str(len(CALLS)) + " calls")
+            sys.exit(1)
+        print("OK")
+''')
+
+
+def test_bug_signature_masks_numbers():
+    assert bug_signature("BUG: call 3, output[1]: rmse vs fp64: compiled 0.3 > 3 x") == \
+        "BUG: call N, output[N]: rmse vs"
+
+
+def test_candidates_are_valid_python():
+    cands = list(candidates(TOY))
+    assert len(cands) > 10
+    for c in cands:
+        ast.parse(c)
+
+
+def test_source_reduction_of_a_hand_edited_file(tmp_path):
+    path = tmp_path / "toy.py"
+    path.write_text(TOY)
+    text, st = reduce_source(path, budget_s=120, timeout_s=60)
+    assert st.expect == "BUG: call N, output[N]: got N"
+    assert count_statements(text) <= 4, text  # f = 13 (if unwrapped), g, h, return
+    assert "def fn(a):" in text and "('b', " not in text  # the unused input went, from INPUTS too
+    assert "CALLS = [((" in text and text.count("), (") == 0  # one call left
+    assert "#!/usr/bin/env python3" in text and "A toy repro" in text  # the rest of the file is kept
+    path.write_text(text)
+    assert is_interesting(path, st.expect, 60)
+    # the predicate also runs as a standalone script (exit 0 = interesting)
+    p = subprocess.run([sys.executable, "-m", "fuzzcomp.srcreduce", str(path), "--expect", st.expect],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0
+    p = subprocess.run([sys.executable, "-m", "fuzzcomp.srcreduce", str(path), "--expect", "BUG: other"],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 1
+
+
+def test_source_reduction_refuses_a_file_without_a_bug(tmp_path):
+    path = tmp_path / "fine.py"
+    path.write_text("def fn(a):\n    return (a,)\nprint('OK')\n")
+    with pytest.raises(SourceReduceError, match="does not show a bug"):
+        reduce_source(path, budget_s=10, timeout_s=30)

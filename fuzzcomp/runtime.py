@@ -13,8 +13,11 @@ import traceback
 import torch
 
 Outcome = collections.namedtuple("Outcome", "values labels error")
-# values: list of detached tensors (outputs, then inputs after the call)
-# error:  None, or (exception type name, one-line message, last frames)
+# values: list of detached tensors (outputs, then inputs after the call; with run_call's
+#         ``aliases=True`` one alias string per output tensor; with ``grad=True`` the grad
+#         of every input that requires grad, None where autograd gave none)
+# error:  None, or (exception type name, one-line message, last frames); an error raised
+#         in backward has frames starting with "backward: " (parity is judged per call)
 
 
 def _base_values(shape, dtype, seed, perturb, draw):
@@ -68,12 +71,19 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
     return base
 
 
-def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, draw=0):
-    """specs: [(name, shape with symbol names or ints, dtype, layout)], sizes: {symbol: int}."""
+def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, draw=0, requires_grad=()):
+    """specs: [(name, shape with symbol names or ints, dtype, layout)], sizes: {symbol: int}.
+
+    requires_grad: names of float inputs that become leaves requiring grad (same strides,
+    same storage layout: the laid-out tensor is detached, then marked).
+    """
     out = []
-    for i, (_name, shape, dtype, layout) in enumerate(specs):
+    for i, (name, shape, dtype, layout) in enumerate(specs):
         concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
-        out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw))
+        t = make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw)
+        if name in requires_grad and t.dtype.is_floating_point:
+            t = t.detach().requires_grad_()
+        out.append(t)
     return out
 
 
@@ -92,18 +102,94 @@ def _flatten(obj, prefix, values, labels):
         labels.append(prefix)
 
 
-def run_call(fn, inputs, names, rng_seed=0):
-    """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call."""
+def _error(e, stage=""):
+    frames = traceback.extract_tb(e.__traceback__)[-3:]
+    where = " <- ".join(f"{f.name}" for f in reversed(frames))
+    msg = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
+    return (type(e).__name__, msg, stage + where)
+
+
+def run_call(fn, inputs, names, rng_seed=0, aliases=False, grad=False):
+    """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call.
+
+    aliases: also record, per output tensor, which inputs it shares storage with.
+    grad: also run backward (``backward_weights``) and record the grad of every input that
+    requires grad. An error in backward is the call's error: parity covers the whole call.
+    """
     torch.manual_seed(rng_seed)
     try:
         result = fn(*inputs)
     except Exception as e:  # the program's own failure is data, not a harness error
-        frames = traceback.extract_tb(e.__traceback__)[-3:]
-        where = " <- ".join(f"{f.name}" for f in reversed(frames))
-        msg = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
-        return Outcome([], [], (type(e).__name__, msg, where))
+        return Outcome([], [], _error(e))
     values, labels = [], []
     _flatten(result, "output", values, labels)
     for name, x in zip(names, inputs):
         _flatten(x, f"input {name} after call", values, labels)
+    if aliases:
+        for label, rel in alias_relations(result, inputs, names):
+            values.append(rel)
+            labels.append(label)
+    leaves = [isinstance(x, torch.Tensor) and x.is_leaf and x.requires_grad for x in inputs]
+    if grad and any(leaves):
+        try:
+            run_backward(result, rng_seed)
+        except Exception as e:
+            return Outcome([], [], _error(e, "backward: "))
+        for name, x, leaf in zip(names, inputs, leaves):
+            if leaf:
+                values.append(None if x.grad is None else x.grad.detach().clone())
+                labels.append(f"grad of input {name}")
     return Outcome(values, labels, None)
+
+
+def _tensors(obj, out):
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            _tensors(x, out)
+    elif isinstance(obj, dict):
+        for k in sorted(obj, key=str):
+            _tensors(obj[k], out)
+    return out
+
+
+def _storage_key(t):
+    try:
+        st = t.untyped_storage()
+        return (st.data_ptr(), t.device) if st.nbytes() > 0 else None
+    except Exception:  # a tensor without storage (sparse, functional wrapper): no relation
+        return None
+
+
+def alias_relations(result, inputs, names):
+    """[(label, relation)]: per output tensor, the inputs it shares storage with ("fresh": none)."""
+    keys = {}
+    for name, x in zip(names, inputs):
+        if isinstance(x, torch.Tensor):
+            k = _storage_key(x)
+            if k is not None:
+                keys.setdefault(k, []).append(name)
+    out = []
+    for i, t in enumerate(_tensors(result, [])):
+        k = _storage_key(t)
+        shared = keys.get(k, []) if k is not None else []
+        out.append((f"alias of output tensor {i}", "shares storage with " + ", ".join(shared)
+                     if shared else "fresh"))
+    return out
+
+
+def backward_weights(shape, seed, dtype):
+    """Fixed seeded weights k/64, k in [-64, 64]: exact in every float dtype."""
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randint(-64, 65, tuple(shape), generator=g, dtype=torch.int64) / 64).to(dtype)
+
+
+def run_backward(result, seed):
+    """Backward of the scalar loss sum_i sum(out_i * w_i) over the differentiable float outputs."""
+    outs = [t for t in _tensors(result, []) if t.dtype.is_floating_point and t.requires_grad]
+    if not outs:
+        return
+    weights = [backward_weights(t.shape, seed * 7919 + i, t.dtype).to(t.device)
+               for i, t in enumerate(outs)]
+    torch.autograd.backward(outs, grad_tensors=weights)

@@ -14,7 +14,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job, JobResult
+from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, LOCALISE, TIMEOUT, Job, JobResult
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ def worker_main(conn, settings: WorkerSettings) -> None:
             elif job.kind == EAGER_ONLY:
                 obs = observe(job.case, eager_only=True)
                 result = JobResult(job.id, DONE, obs.eager_valid, [], {}, obs.timings)
+            elif job.kind == LOCALISE and job.target is not None:
+                from .execute import localise
+                result = JobResult(job.id, DONE, True, [], localise(job.case, job.target), {})
             else:
                 result = JobResult(job.id, HARNESS_ERROR, message=f"unknown job kind {job.kind!r}")
         except Exception as e:  # our own bug, not the compiler's: reported, never a finding

@@ -132,3 +132,20 @@ def wrong_gradient(gm: torch.fx.GraphModule, example_inputs):
     from torch._dynamo.backends.common import aot_autograd
     from torch._dynamo.backends.debugging import boxed_nop
     return aot_autograd(fw_compiler=boxed_nop, bw_compiler=_scaled_backward(1.001))(gm, example_inputs)
+
+
+def break_aliasing(gm: torch.fx.GraphModule, example_inputs):
+    """Outputs come back as fresh copies: an output that should alias an input no longer does."""
+    def run(*args):
+        outs = gm(*args)
+        return type(outs)(o.clone() if isinstance(o, torch.Tensor) else o for o in outs)
+    return run
+
+
+def forget_graphs(gm: torch.fx.GraphModule, example_inputs):
+    """Every compiled graph drops Dynamo's caches after it runs: each call compiles again."""
+    def run(*args):
+        out = gm(*args)
+        torch._dynamo.reset()
+        return out
+    return run

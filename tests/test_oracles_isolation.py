@@ -17,7 +17,7 @@ def worker():
 @pytest.mark.parametrize("backend,symptom", [("fuzzcomp.planted:hang", "hang"),
                                              ("fuzzcomp.planted:abort", "segfault")])
 def test_isolation_findings(worker, backend, symptom):
-    valid, keys, verdicts = probe_keys(worker, case(mul_relu(), backend, sizes=((4,),)), timeout_s=20)
+    valid, keys, verdicts = probe_keys(worker, case(mul_relu(), backend, sizes=((4,),)), timeout_s=10)
     assert valid
     assert [v.symptom for v in verdicts] == [symptom]
 

@@ -4,7 +4,7 @@ The default suite runs 120 cases (60 per backend); ``-m slow`` runs 500 per
 backend. A finding here is a false positive of the oracles (or a generator
 bug): fix its cause, never a tolerance.
 
-Real compiler bugs are not false positives: the one real bug the baseline
+Real compiler bugs are not false positives: each real bug the baseline
 meets is listed in ``KNOWN_REAL`` with its standalone three-line repro, and
 ``test_known_real_bugs_still_reproduce`` fails as soon as PyTorch fixes it, so
 the exclusion cannot outlive the bug.
@@ -18,19 +18,45 @@ from fuzzcomp.generators import generate
 configure_torch()
 
 
-def _aot_input_mutation_saved(x0, x1):
-    x1.mul_(x0)            # x1 does not require grad; x0 does
-    return x1 * 2
+def _saved_input_mutated() -> bool:
+    """AOTAutograd: an input that does not require grad, mutated in place with a value that
+    does, makes the compiled backward fail ("modified by an inplace operation ... output 0
+    of CopyBackwards"); eager's backward succeeds."""
+    def fn(x0, x1):
+        x1.mul_(x0)
+        return x1 * 2
+    x0, x1 = torch.rand(3, 1).requires_grad_(), torch.rand(3, 4)
+    fn(x0, x1).sum().backward()   # eager is fine
+    x0, x1 = torch.rand(3, 1).requires_grad_(), torch.rand(3, 4)
+    try:
+        torch.compile(fn, backend="aot_eager")(x0, x1).sum().backward()
+    except RuntimeError as e:
+        return "modified by an inplace operation" in str(e)
+    return False
 
 
-# AOTAutograd (aot_eager and up): an input that does not require grad, mutated in place
-# with a value that does, makes the compiled backward fail with "modified by an inplace
-# operation ... output 0 of CopyBackwards"; eager's backward succeeds.
+def _zero_instead_of_none() -> bool:
+    """AOTAutograd: an input that only reaches a mutated input gets a zero grad where eager's
+    is None (the compiled autograd.Function materialises the hidden output's grad)."""
+    def fn(x0, x1, x2):
+        x2.add_(x0)
+        return x1 * 2
+    grads = []
+    for f in (fn, torch.compile(fn, backend="aot_eager")):
+        x0, x1, x2 = torch.rand(3).requires_grad_(), torch.rand(3).requires_grad_(), torch.rand(3)
+        f(x0, x1, x2).sum().backward()
+        grads.append(x0.grad)
+    return grads[0] is None and grads[1] is not None
+
+
 KNOWN_REAL = {
-    "aot-input-mutation-gains-grad": (
-        _aot_input_mutation_saved,
+    "aot-saved-input-mutated": (
+        _saved_input_mutated,
         lambda v: v.symptom == "runtime-crash" and "CopyBackwards" in v.detail
         and "modified by an inplace operation" in v.detail),
+    "aot-zero-grad-instead-of-none": (
+        _zero_instead_of_none,
+        lambda v: v.symptom == "gradient" and v.detail.endswith("eager gave None, compiled a tensor")),
 }
 
 
@@ -54,12 +80,7 @@ def _findings(backend, seeds):
 
 @pytest.mark.parametrize("name", sorted(KNOWN_REAL))
 def test_known_real_bugs_still_reproduce(name):
-    fn, _ = KNOWN_REAL[name]
-    x0, x1 = torch.rand(3, 1).requires_grad_(), torch.rand(3, 4)
-    fn(x0, x1).sum().backward()   # eager is fine
-    x0, x1 = torch.rand(3, 1).requires_grad_(), torch.rand(3, 4)
-    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
-        torch.compile(fn, backend="aot_eager")(x0, x1).sum().backward()
+    assert KNOWN_REAL[name][0](), f"{name} no longer reproduces: remove it from KNOWN_REAL"
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager"])

@@ -288,4 +288,6 @@ def bisect_inductor(case: Case, target: Verdict, options: ExecOptions = DEFAULT_
         return f"bisector failed: {type(e).__name__}: {_first_line(e)}"
     if res is None:
         return "no culprit found"
-    return f"backend={res.backend} subsystem={res.subsystem} bisect_number={res.bisect_number}"
+    info = getattr(res, "debug_info", None)
+    return (f"backend={res.backend} subsystem={res.subsystem} bisect_number={res.bisect_number}"
+            + (f" debug_info={info}" if info else ""))

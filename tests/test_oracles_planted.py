@@ -160,3 +160,14 @@ def test_localise_inductor_fault_on_the_real_ladder():
               ("fuzzcomp.planted:inductor_relu_bug", "inductor"))
     out = localise(c, verdicts[0], ladder=ladder)
     assert out["stage"] == "inductor", out
+
+
+@pytest.mark.slow
+def test_bisector_narrows_an_inductor_fault_to_the_lowering():
+    import torch._inductor.config as cfg
+    c = case(mul_relu(), "inductor", sizes=((4,),))
+    with cfg.patch({"cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}):
+        _, verdicts = check(c)
+        out = localise(c, verdicts[0], bisect=True)
+    assert out["stage"] == "inductor"
+    assert "subsystem=lowerings" in out["bisect"] and "relu" in out["bisect"]

@@ -1,14 +1,30 @@
 """Run one Case eager, eager again, in fp64 and compiled, inside a worker.
 
-Contract: ``observe(case)`` returns an ``Observation`` and never raises for
-anything the program or the compiler does (those are data); ``add_perturbed``
-adds perturbed eager runs to an observation. ``check(case)`` runs the whole
-execute-then-judge step a worker performs for one case. Global torch state the
-oracles depend on (``fallback_random``, the RNG) is set here, per call.
+Contract: ``observe(case, options=...)`` returns an ``Observation`` and never
+raises for anything the program or the compiler does (those are data);
+``add_perturbed`` adds perturbed eager runs to an observation. ``check(case)``
+runs the whole execute-then-judge step a worker performs for one case, and
+``localise(case, verdict)`` re-runs a finding on the backend ladder to name
+the compiler stage. Global torch state the oracles depend on
+(``fallback_random``, the RNG, ``emulate_precision_casts`` in strict mode) is
+set here.
+
+Per call every run records outputs, inputs after the call, which inputs each
+output shares storage with, and (when some input requires grad) the grads of
+the backward of a fixed seeded loss. Which inputs require grad
+(``ExecOptions.grad``): ``"ir"`` honours ``Input.requires_grad``; ``"auto"``
+(the default) adds every float input the program never mutates in place,
+and drops gradients for the case when eager itself fails in backward (the
+drop is counted in ``stats["grad"]``); ``"off"`` disables them. After the
+first compiled pass the whole schedule is replayed on the same compiled
+function: ``stats`` gets compile events, the bound predicted by
+``recompiles.max_compile_events``, replay compiles, guard-failure and
+graph-break reasons and whether the recompile limit was hit.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -17,10 +33,24 @@ from fuzzcomp.oracles import CallRecord, Observation, judge, needs_perturbation
 from fuzzcomp.oracles.verdict import Verdict
 
 from .backends import resolve_backend
-from .runtime import run_scheduled
+from .recompiles import max_compile_events
+from .runtime import load_state, make_inputs, run_call, run_scheduled
 
 PERTURB_EPS = 4.0     # perturbed runs move float inputs by this many machine epsilons
 PERTURB_DRAWS = 2
+LADDER = (("eager", "capture"), ("aot_eager", "autograd"),
+          ("aot_eager_decomp_partition", "decomposition"), ("inductor", "inductor"))
+
+
+@dataclass(frozen=True)
+class ExecOptions:
+    grad: str = "auto"             # "auto" | "ir" | "off"
+    aliases: bool = True           # compare output-aliases-input relations
+    replay: bool = True            # replay the schedule and check compile counts
+    strict_precision: bool = False  # emulate_precision_casts, half values judged against eager
+
+
+DEFAULT_OPTIONS = ExecOptions()
 
 
 def configure_torch() -> None:
@@ -29,6 +59,11 @@ def configure_torch() -> None:
     inductor_config.fallback_random = True
     if hasattr(inductor_config, "compile_threads"):
         inductor_config.compile_threads = 1
+
+
+def recompile_limit_name() -> str:
+    import torch._dynamo.config as dc
+    return "recompile_limit" if hasattr(dc, "recompile_limit") else "cache_size_limit"
 
 
 def load_namespace(case: Case) -> dict:
@@ -108,59 +143,217 @@ def _graph_count() -> int:
     return int(counters["stats"]["unique_graphs"])
 
 
-def observe(case: Case, eager_only: bool = False) -> Observation:
+def _reset_dynamo() -> None:
     import torch._dynamo
+    from torch._dynamo import utils
+    torch._dynamo.reset()
+    utils.counters.clear()
+    if hasattr(utils, "guard_failures"):
+        utils.guard_failures.clear()
+
+
+def _first_line(text: str) -> str:
+    return str(text).strip().splitlines()[0][:200] if str(text).strip() else ""
+
+
+def _dynamo_reasons() -> dict:
+    from torch._dynamo import utils
+    guards = [_first_line(r) for rs in getattr(utils, "guard_failures", {}).values() for r in rs]
+    breaks = sorted({_first_line(k) for k in utils.counters.get("graph_break", {})})
+    unimpl = [k for k in utils.counters.get("unimplemented", {})]
+    limit = any("recompile limit" in k or "cache size limit" in k or "cache_size_limit" in k
+                for k in unimpl)
+    return {"guard_failures": guards[:20], "graph_breaks": breaks[:20], "recompile_limit_hit": limit,
+            "recompile_limit_name": recompile_limit_name()}
+
+
+class _Runner:
+    """Builds a call's inputs (and module/global state) and runs it, with the case's gradient set."""
+
+    def __init__(self, case: Case, options: ExecOptions, grad_names=(), namespace=None):
+        self.case, self.options = case, options
+        self.namespace = namespace if namespace is not None else load_namespace(case)
+        self.fn = self.namespace[case.program.name]
+        self.specs, self.states = input_specs(case), state_specs(case)
+        self.names = [spec[0] for spec in self.specs]
+        self.grad_names = frozenset(grad_names)
+
+    def _entry(self, call):
+        entry = call_entry(self.case, call)
+        return entry[0], entry[1], (entry[2] if len(entry) > 2 else {})
+
+    def inputs(self, call, **kw):
+        sizes, seed, extra = self._entry(call)
+        env = dict(zip(self.case.program.symbols, sizes))
+        load_state(self.namespace, self.states, env, seed, extra, self.case.compile.device)
+        return make_inputs(self.specs, env, seed, device=self.case.compile.device, call_extra=extra,
+                           requires_grad=self.grad_names, **kw)
+
+    def run(self, f, call, **kw):
+        return run_scheduled(self.namespace, f, self.specs, self.states, self.case.program.symbols,
+                             call_entry(self.case, call), self.case.compile.device,
+                             requires_grad=self.grad_names, aliases=self.options.aliases,
+                             grad=self.options.grad != "off", **kw)
+
+
+def _mutated_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
+    """Inputs some call updates in place (their version counter moves), found by plain eager runs."""
+    r = _Runner(case, replace(options, aliases=False), namespace=namespace)
+    mutated = set()
+    for call in case.calls:
+        inputs = r.inputs(call)
+        before = [getattr(x, "_version", None) for x in inputs]
+        run_call(r.fn, inputs, r.names, call.seed)
+        mutated |= {n for n, x, v in zip(r.names, inputs, before)
+                    if v is not None and x._version != v}
+    return mutated
+
+
+def grad_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
+    if options.grad == "off":
+        return set()
+    plain = [i for i in case.program.inputs if i.kind == "tensor"]
+    chosen = {i.name for i in plain if i.requires_grad and i.type.is_float}
+    if options.grad == "auto":
+        floats = {i.name for i in plain if i.type.is_float}
+        chosen |= floats - _mutated_inputs(case, options, namespace)
+    return chosen
+
+
+def _eager_pass(fn, case: Case, runner: _Runner) -> list[CallRecord]:
+    records = []
+    for call in case.calls:
+        e, e2 = runner.run(fn, call), runner.run(fn, call)
+        ref = runner.run(fn, call, upcast=True) if e.error is None else None
+        records.append(CallRecord(e, e2, ref, None))
+    return records
+
+
+def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT_OPTIONS) -> Observation:
     namespace = load_namespace(case)
     fn = namespace[case.program.name]
-    specs, states, symbols = input_specs(case), state_specs(case), case.program.symbols
-    device = case.compile.device
-
-    def run(f, call, **kw):
-        return run_scheduled(namespace, f, specs, states, symbols, call_entry(case, call), device, **kw)
-
+    grads = grad_inputs(case, options, namespace)
+    runner = _Runner(case, options, grads, namespace)
+    stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads)}
     timings = {"eager": 0.0, "compiled": 0.0}
-    records = []
     t0 = time.perf_counter()
-    for call in case.calls:
-        e, e2 = run(fn, call), run(fn, call)
-        ref = run(fn, call, upcast=True) if e.error is None else None
-        records.append(CallRecord(e, e2, ref, None))
+    records = _eager_pass(fn, case, runner)
+    stats["grad"] = "on" if grads else "none"
+    if grads and any(r.eager.error and r.eager.error[2].startswith("backward: ") for r in records):
+        stats["grad"] = "rejected-in-backward"
+        stats["backward_error"] = next(r.eager.error[:2] for r in records
+                                       if r.eager.error and r.eager.error[2].startswith("backward: "))
+        if options.grad == "auto":   # keep the forward checks, without gradients
+            runner = _Runner(case, options, (), namespace)
+            records = _eager_pass(fn, case, runner)
+            stats["grad_inputs"] = []
     timings["eager"] = time.perf_counter() - t0
-    stats = {"graphs_per_call": []}
     if not eager_only:
-        torch._dynamo.reset()
         t0 = time.perf_counter()
-        compiled = _compile(fn, case)
-        before = _graph_count()
-        for rec, call in zip(records, case.calls):
-            rec.compiled = run(compiled, call)
-            now = _graph_count()
-            stats["graphs_per_call"].append(now - before)
-            before = now
+        _compiled_pass(fn, case, runner, records, stats, options)
         timings["compiled"] = time.perf_counter() - t0
     return Observation(case.compile.backend, records, stats, timings)
 
 
-def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS) -> None:
-    namespace = load_namespace(case)
-    fn = namespace[case.program.name]
-    specs, states = input_specs(case), state_specs(case)
+def _compiled_pass(fn, case, runner, records, stats, options) -> None:
+    import torch._inductor.config as inductor_config
+    _reset_dynamo()
+    patch = {"emulate_precision_casts": True} if options.strict_precision and \
+        hasattr(inductor_config, "emulate_precision_casts") else {}
+    with inductor_config.patch(patch):
+        compiled = _compile(fn, case)
+        before = _graph_count()
+        for rec, call in zip(records, case.calls):
+            rec.compiled = runner.run(compiled, call)
+            now = _graph_count()
+            stats["graphs_per_call"].append(now - before)
+            before = now
+        if options.replay and all(r.compiled.error is None for r in records):
+            replay = []
+            for call in case.calls:
+                runner.run(compiled, call)
+                now = _graph_count()
+                replay.append(now - before)
+                before = now
+            stats["replay_graphs_per_call"] = replay
+            stats["compile_events"] = sum(1 for g in stats["graphs_per_call"] if g > 0)
+            stats["max_compile_events"] = max_compile_events(
+                case, [runner.inputs(call) for call in case.calls])
+    stats.update(_dynamo_reasons())
+    stats["strict_precision"] = options.strict_precision
+
+
+def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
+                  options: ExecOptions = DEFAULT_OPTIONS) -> None:
+    runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
+    fn = runner.fn
     for rec, call in zip(obs.calls, case.calls):
-        entry = call_entry(case, call)
-        rec.perturbed = [run_scheduled(namespace, fn, specs, states, case.program.symbols, entry,
-                                       case.compile.device, perturb=PERTURB_EPS, draw=d)
-                         for d in range(draws)]
+        rec.perturbed = [runner.run(fn, call, perturb=PERTURB_EPS, draw=d) for d in range(draws)]
 
 
-def check(case: Case) -> tuple[Observation, list[Verdict]]:
+def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
     """Execute then judge; perturbed eager runs are added only when they could clear a mismatch."""
-    obs = observe(case)
+    obs = observe(case, options=options)
     if not obs.eager_valid:
         return obs, []
     verdicts = judge(obs)
     if needs_perturbation(verdicts):
         t0 = time.perf_counter()
-        add_perturbed(case, obs)
+        add_perturbed(case, obs, options=options)
         obs.timings["perturbed"] = time.perf_counter() - t0
         verdicts = judge(obs)
     return obs, verdicts
+
+
+def same_symptom(a: Verdict, b: Verdict) -> bool:
+    """The stage-independent identity used by the ladder: symptom, and signature or label kind."""
+    if a.symptom != b.symptom:
+        return False
+    if a.symptom in ("compile-crash", "runtime-crash", "error-parity"):
+        return a.signature == b.signature
+    return True
+
+
+def localise(case: Case, target: Verdict, options: ExecOptions = DEFAULT_OPTIONS,
+             ladder=LADDER, matches=same_symptom, bisect: bool = False) -> dict:
+    """Re-run ``case`` on the backend ladder; the first rung showing ``target``'s symptom names
+    the stage. Returns ``{"stage", "rung", "rungs": {backend: [symptoms]}}`` and, with
+    ``bisect`` and an inductor-stage finding, ``"bisect"`` from CompilerBisector when available.
+    """
+    rungs: dict = {}
+    found = None
+    for backend, stage in ladder:
+        obs, verdicts = check(case.with_compile(backend=backend), options)
+        rungs[backend] = sorted({v.symptom for v in verdicts})
+        if any(matches(v, target) for v in verdicts):
+            found = (backend, stage)
+            break
+    out = {"stage": found[1] if found else "unknown", "rung": found[0] if found else None,
+           "rungs": rungs}
+    if bisect and found and found[1] == "inductor":
+        out["bisect"] = bisect_inductor(case, target, options, matches)
+    return out
+
+
+def bisect_inductor(case: Case, target: Verdict, options: ExecOptions = DEFAULT_OPTIONS,
+                    matches=same_symptom) -> str:
+    """Narrow an inductor finding to a subsystem with CompilerBisector, where torch has it."""
+    try:
+        from torch._inductor.compiler_bisector import CompilerBisector
+    except ImportError:
+        return "unavailable: torch has no torch._inductor.compiler_bisector"
+    ind = case.with_compile(backend="inductor")
+
+    def still_ok() -> bool:
+        _, verdicts = check(ind, options)
+        return not any(matches(v, target) for v in verdicts)
+
+    try:
+        res = CompilerBisector.do_bisect(still_ok)
+    except Exception as e:  # the bisector's own failure must not lose the finding
+        return f"bisector failed: {type(e).__name__}: {_first_line(e)}"
+    if res is None:
+        return "no culprit found"
+    info = getattr(res, "debug_info", None)
+    return (f"backend={res.backend} subsystem={res.subsystem} bisect_number={res.bisect_number}"
+            + (f" debug_info={info}" if info else ""))

@@ -13,6 +13,7 @@ from fuzzcomp.oracles import Verdict
 
 CHECK = "check"            # execute eager/fp64/compiled, then judge
 EAGER_ONLY = "eager-only"  # execute eager alone: tells a compiler crash from a program crash
+LOCALISE = "localise"      # re-run on the backend ladder; JobResult.stats = execute.localise(...)
 
 DONE, DIED, TIMEOUT, HARNESS_ERROR = "done", "died", "timeout", "harness-error"
 CANCELLED = "cancelled"    # the parent gave up on the job (campaign stopping); never a finding
@@ -24,6 +25,7 @@ class Job:
     kind: str
     case: Case
     timeout_s: float
+    target: Verdict | None = None  # LOCALISE: the finding whose stage is wanted
 
 
 @dataclass

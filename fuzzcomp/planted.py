@@ -100,8 +100,52 @@ def inductor_relu_bug(gm: torch.fx.GraphModule, example_inputs):
     """Real Inductor with its own test-only fault switched on: relu miscompiled."""
     import torch._inductor.config as cfg
     from torch._inductor.compile_fx import compile_fx
-    # the CPU switch lives under ``cpp.`` in current torch; older torch had it at the top level
-    key = "cpp.inject_relu_bug_TESTING_ONLY" if hasattr(cfg.cpp, "inject_relu_bug_TESTING_ONLY") \
-        else "inject_relu_bug_TESTING_ONLY"
-    with cfg.patch({key: "accuracy"}):
+    # the switch moved from the top level to cpp./triton. across versions: patch what exists
+    names = [n for n in ("inject_relu_bug_TESTING_ONLY", "cpp.inject_relu_bug_TESTING_ONLY",
+                         "triton.inject_relu_bug_TESTING_ONLY") if _has_config(cfg, n)]
+    with cfg.patch({n: "accuracy" for n in names}):
         return compile_fx(gm, example_inputs)
+
+
+def _has_config(cfg, dotted: str) -> bool:
+    obj = cfg
+    for part in dotted.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
+
+
+def _scaled_backward(scale: float):
+    def bw_compiler(gm: torch.fx.GraphModule, example_inputs):
+        def run(args):
+            outs = torch.fx.Interpreter(gm).boxed_run(args)
+            return [o * scale if isinstance(o, torch.Tensor) and o.dtype.is_floating_point else o
+                    for o in outs]
+        run._boxed_call = True
+        return run
+    return bw_compiler
+
+
+def wrong_gradient(gm: torch.fx.GraphModule, example_inputs):
+    """AOTAutograd with an exact forward; every float gradient comes back 0.1% too large."""
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._dynamo.backends.debugging import boxed_nop
+    return aot_autograd(fw_compiler=boxed_nop, bw_compiler=_scaled_backward(1.001))(gm, example_inputs)
+
+
+def break_aliasing(gm: torch.fx.GraphModule, example_inputs):
+    """Outputs come back as fresh copies: an output that should alias an input no longer does."""
+    def run(*args):
+        outs = gm(*args)
+        return type(outs)(o.clone() if isinstance(o, torch.Tensor) else o for o in outs)
+    return run
+
+
+def forget_graphs(gm: torch.fx.GraphModule, example_inputs):
+    """Every compiled graph drops Dynamo's caches after it runs: each call compiles again."""
+    def run(*args):
+        out = gm(*args)
+        torch._dynamo.reset()
+        return out
+    return run

@@ -24,38 +24,62 @@ from fuzzcomp.generators.ir import Case
 from fuzzcomp.oracles import fp64rule
 
 from . import runtime
-from .execute import PERTURB_DRAWS, PERTURB_EPS, call_entry, input_specs, state_specs
+from .execute import DEFAULT_OPTIONS, PERTURB_DRAWS, PERTURB_EPS, call_entry, input_specs, state_specs
 from .triage import BucketKey
 
 _MAIN = '''
+def _graphs():
+    from torch._dynamo.utils import counters
+    return int(counters["stats"]["unique_graphs"])
+
+
+def _limit_hit():
+    from torch._dynamo.utils import counters
+    return any("recompile limit" in k or "cache size limit" in k for k in counters["unimplemented"])
+
+
 def check():
     """None when compiled agrees with eager on every call, else a one-line problem."""
     compiled = torch.compile(fn, **COMPILE)
+
+    def run(f, entry, **kw):
+        return run_scheduled(globals(), f, INPUTS, STATE, SYMBOLS, entry, DEVICE,
+                             requires_grad=REQUIRES_GRAD, aliases=True, grad=True, **kw)
+
+    events, before = 0, _graphs()
     for k, entry in enumerate(CALLS):
-
-        def run(f, **kw):
-            return run_scheduled(globals(), f, INPUTS, STATE, SYMBOLS, entry, DEVICE, **kw)
-
-        eager, again, ref, comp = run(fn), run(fn), run(fn, upcast=True), run(compiled)
+        eager, again = run(fn, entry), run(fn, entry)
+        ref, comp = run(fn, entry, upcast=True), run(compiled, entry)
+        events += _graphs() > before
+        before = _graphs()
         if comp.error and not eager.error:
-            return f"call {k}: compiled raised {comp.error[0]}: {comp.error[1]}"
+            return f"call {k}: compiled raised {comp.error[0]}: {comp.error[1]} ({comp.error[2]})"
         if eager.error and not comp.error:
             return f"call {k}: eager raised {eager.error[0]}: {eager.error[1]}; compiled returned"
         if eager.error:
             continue
-        if len(eager.values) != len(comp.values):
-            return f"call {k}: eager gave {len(eager.values)} values, compiled {len(comp.values)}"
+        if eager.labels != comp.labels:
+            return f"call {k}: eager gave values {eager.labels}, compiled {comp.labels}"
         perturbed = None
         for i, label in enumerate(eager.labels):
-            r = ref.values[i] if ref.error is None else None
+            r = ref.values[i] if ref.error is None and i < len(ref.values) else None
             status, why = compare(eager.values[i], again.values[i], r, comp.values[i])
             if status == "mismatch":  # could a tiny input perturbation explain it?
                 if perturbed is None:
-                    perturbed = [run(fn, perturb=PERTURB_EPS, draw=d) for d in range(PERTURB_DRAWS)]
-                pert = [p.values[i] for p in perturbed if p.error is None]
+                    perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d)
+                                 for d in range(PERTURB_DRAWS)]
+                pert = [p.values[i] for p in perturbed if p.error is None and i < len(p.values)]
                 status, why = compare(eager.values[i], again.values[i], r, comp.values[i], pert)
             if status == "mismatch":
                 return f"call {k}, {label}: {why}"
+    for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again
+        run(compiled, entry)
+        if _graphs() > before:
+            return f"replaying call {k} compiled a new graph"
+    if MAX_COMPILE_EVENTS is not None and events > MAX_COMPILE_EVENTS:
+        return f"{events} calls compiled, the schedule allows at most {MAX_COMPILE_EVENTS}"
+    if _limit_hit():
+        return "hit the Dynamo recompile limit"
     return None
 
 
@@ -106,8 +130,19 @@ def _compile_literal(case: Case) -> tuple[str, str]:
     return imp, "dict(" + ", ".join(fields) + ")"
 
 
+def _oracle_settings(case: Case) -> tuple[list, int | None]:
+    """What the campaign's oracle used for this case: the grad set and the compile-count bound."""
+    from .execute import _Runner, observe
+    from .recompiles import max_compile_events
+    obs = observe(case, eager_only=True)
+    grads = list(obs.stats.get("grad_inputs", []))
+    runner = _Runner(case, DEFAULT_OPTIONS, grads)
+    return grads, max_compile_events(case, [runner.inputs(c) for c in case.calls])
+
+
 def render_repro(case: Case, key: BucketKey, detail: str) -> str:
     v = versions()
+    grads, max_events = _oracle_settings(case)
     p = case.program
     imp, compile_lit = _compile_literal(case)
     inputs = ",\n    ".join(repr(spec) for spec in input_specs(case))
@@ -150,6 +185,10 @@ CALLS = [
     {calls},
 ]
 DEVICE = {case.compile.device!r}
+# float inputs that require grad: backward of sum(out * fixed weights) is checked too
+REQUIRES_GRAD = {grads!r}
+# compile events the schedule may cost (Dynamo's documented guards, modelled conservatively)
+MAX_COMPILE_EVENTS = {max_events!r}
 COMPILE = {compile_lit}
 PERTURB_EPS, PERTURB_DRAWS = {PERTURB_EPS!r}, {PERTURB_DRAWS!r}
 

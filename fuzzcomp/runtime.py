@@ -18,8 +18,11 @@ import traceback
 import torch
 
 Outcome = collections.namedtuple("Outcome", "values labels error")
-# values: list of detached tensors (outputs, then inputs after the call)
-# error:  None, or (exception type name, one-line message, last frames)
+# values: list of detached tensors (outputs, then inputs after the call; with run_call's
+#         ``aliases=True`` one alias string per output tensor; with ``grad=True`` the grad
+#         of every input that requires grad, None where autograd gave none)
+# error:  None, or (exception type name, one-line message, last frames); an error raised
+#         in backward has frames starting with "backward: " (parity is judged per call)
 
 
 def _base_values(shape, dtype, seed, perturb, draw):
@@ -73,13 +76,16 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
     return base
 
 
-def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, draw=0, call_extra=None):
+def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, draw=0, call_extra=None,
+                requires_grad=()):
     """specs: [(name, shape with symbol names or ints, dtype, layout[, info])], sizes: {symbol: int}.
 
     info (optional dict): kind tensor|list|tuple|dict (``count`` tensors)|int|float (the value
     comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed).
     call_extra (optional dict): scalars, inference_inputs, requires_grad (names), marks
     ((name, dim, mark|maybe) for torch._dynamo.mark_dynamic / maybe_mark_dynamic).
+    requires_grad: more names of float inputs that become leaves requiring grad (in place, so
+    strides, storage and aliases between inputs are kept).
     """
     extra = call_extra or {}
     scalars = dict(extra.get("scalars", ()))
@@ -107,9 +113,10 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
                 continue
             out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw))
     names = [spec[0] for spec in specs]
-    for name in extra.get("requires_grad") or ():
+    for name in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(requires_grad)):
         x = out[names.index(name)] if name in names else None
-        if isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not x.is_inference():
+        if isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not x.is_inference() \
+                and x.is_leaf and not x.requires_grad:
             x.requires_grad_()
     for name, dim, how in extra.get("marks", ()):
         dynamo = __import__("torch._dynamo", fromlist=["mark_dynamic"])
@@ -170,39 +177,115 @@ def _flatten(obj, prefix, values, labels):
 _GRAD_MODES = {"no_grad": torch.no_grad, "inference": torch.inference_mode}
 
 
-def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None):
+def _error(e, stage=""):
+    frames = traceback.extract_tb(e.__traceback__)[-3:]
+    where = " <- ".join(f"{f.name}" for f in reversed(frames))
+    # wrapped compiler errors put the real one on later lines: keep a few, joined by " | "
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    msg = " | ".join(lines[:6])[:600]
+    return (type(e).__name__, msg, stage + where)
+
+
+def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliases=False, grad=False):
     """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call.
 
     grad_mode: grad | no_grad | inference (the call runs under that mode); after: optional
     zero-argument callable giving extra (label, value) pairs to report after the call.
+    aliases: also record, per output tensor, which inputs it shares storage with.
+    grad: also run backward (``backward_weights``) and record the grad of every input that
+    requires grad. An error in backward is the call's error: parity covers the whole call.
     """
     torch.manual_seed(rng_seed)
     try:
         with _GRAD_MODES.get(grad_mode, contextlib.nullcontext)():
             result = fn(*inputs)
     except Exception as e:  # the program's own failure is data, not a harness error
-        frames = traceback.extract_tb(e.__traceback__)[-3:]
-        where = " <- ".join(f"{f.name}" for f in reversed(frames))
-        # wrapped compiler errors put the real one on later lines: keep a few, joined by " | "
-        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-        msg = " | ".join(lines[:6])[:600]
-        return Outcome([], [], (type(e).__name__, msg, where))
+        return Outcome([], [], _error(e))
     values, labels = [], []
     _flatten(result, "output", values, labels)
     for name, x in zip(names, inputs):
         _flatten(x, f"input {name} after call", values, labels)
     for label, x in (after() if after is not None else ()):
         _flatten(x, label, values, labels)
+    if aliases:
+        for label, rel in alias_relations(result, inputs, names):
+            values.append(rel)
+            labels.append(label)
+    leaves = [isinstance(x, torch.Tensor) and x.is_leaf and x.requires_grad for x in inputs]
+    if grad and any(leaves):
+        try:
+            run_backward(result, rng_seed)
+        except Exception as e:
+            return Outcome([], [], _error(e, "backward: "))
+        for name, x, leaf in zip(names, inputs, leaves):
+            if leaf:
+                values.append(None if x.grad is None else x.grad.detach().clone())
+                labels.append(f"grad of input {name}")
     return Outcome(values, labels, None)
 
 
 def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,
-                  perturb=0.0, draw=0):
+                  perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False):
     """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``."""
     sizes, seed = entry[0], entry[1]
     extra = entry[2] if len(entry) > 2 else {}
     env = dict(zip(symbols, sizes))
     load_state(namespace, state_specs, env, seed, extra, device, upcast, perturb, draw)
-    inputs = make_inputs(specs, env, seed, device, upcast, perturb, draw, call_extra=extra)
+    inputs = make_inputs(specs, env, seed, device, upcast, perturb, draw, call_extra=extra,
+                         requires_grad=requires_grad)
     after = (lambda: state_after(namespace, state_specs)) if state_specs else None
-    return run_call(fn, inputs, [spec[0] for spec in specs], seed, extra.get("grad_mode", "grad"), after)
+    return run_call(fn, inputs, [spec[0] for spec in specs], seed, extra.get("grad_mode", "grad"), after,
+                    aliases=aliases, grad=grad)
+
+
+def _tensors(obj, out):
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            _tensors(x, out)
+    elif isinstance(obj, dict):
+        for k in sorted(obj, key=str):
+            _tensors(obj[k], out)
+    return out
+
+
+def _storage_key(t):
+    try:
+        st = t.untyped_storage()
+        return (st.data_ptr(), t.device) if st.nbytes() > 0 else None
+    except Exception:  # a tensor without storage (sparse, functional wrapper): no relation
+        return None
+
+
+def alias_relations(result, inputs, names):
+    """[(label, relation)]: per output tensor, the inputs it shares storage with ("fresh": none)."""
+    keys = {}
+    for name, x in zip(names, inputs):
+        if isinstance(x, torch.Tensor):
+            k = _storage_key(x)
+            if k is not None:
+                keys.setdefault(k, []).append(name)
+    out = []
+    for i, t in enumerate(_tensors(result, [])):
+        k = _storage_key(t)
+        shared = keys.get(k, []) if k is not None else []
+        out.append((f"alias of output tensor {i}", "shares storage with " + ", ".join(shared)
+                     if shared else "fresh"))
+    return out
+
+
+def backward_weights(shape, seed, dtype):
+    """Fixed seeded weights k/64, k in [-64, 64]: exact in every float dtype."""
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randint(-64, 65, tuple(shape), generator=g, dtype=torch.int64) / 64).to(dtype)
+
+
+def run_backward(result, seed):
+    """Backward of the scalar loss sum_i sum(out_i * w_i) over the differentiable float outputs."""
+    outs = [t for t in _tensors(result, []) if t.dtype.is_floating_point and t.requires_grad]
+    if not outs:
+        return
+    weights = [backward_weights(t.shape, seed * 7919 + i, t.dtype).to(t.device)
+               for i, t in enumerate(outs)]
+    torch.autograd.backward(outs, grad_tensors=weights)

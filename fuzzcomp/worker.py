@@ -40,7 +40,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .messages import CANCELLED, CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job, JobResult
+from .messages import CANCELLED, CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, LOCALISE, TIMEOUT, Job, JobResult
 
 DEFAULT_MEMORY_MB = 4096
 
@@ -110,6 +110,9 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
             elif job.kind == EAGER_ONLY:
                 obs = observe(job.case, eager_only=True)
                 result = JobResult(job.id, DONE, obs.eager_valid, [], {}, obs.timings)
+            elif job.kind == LOCALISE and job.target is not None:
+                from .execute import localise
+                result = JobResult(job.id, DONE, True, [], localise(job.case, job.target), {})
             else:
                 result = JobResult(job.id, HARNESS_ERROR, message=f"unknown job kind {job.kind!r}")
         except Exception as e:  # our own bug, not the compiler's: reported, never a finding

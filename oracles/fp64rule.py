@@ -17,7 +17,13 @@ exactly unless the fp64 run or a perturbed eager run changes the same elements
 (a tie or a rounding boundary). A float mismatch is dropped when a perturbed
 eager run (inputs moved by a few epsilons) lands as far from fp64 as compiled
 does: the computation is ill-conditioned, not miscompiled. Eager disagreeing
-with itself makes the value unjudgeable.
+with itself makes the value unjudgeable. ``None`` (an input autograd gave no
+grad) matches only ``None``.
+
+``strict=True`` (strict half-precision parity, meant for compiles with
+``emulate_precision_casts=True``): fp16/bf16 values are judged against eager
+itself: every finite element within one rounding step of eager's
+(``|c - e| <= eps * |e|``), instead of against fp64.
 """
 import math
 
@@ -46,7 +52,12 @@ def _first_diff(e, c, diff):
     return f"first at {list(idx)}: eager={e[idx].item()!r} compiled={c[idx].item()!r}"
 
 
-def compare(eager, eager_again, ref64, compiled, perturbed=()):
+def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False):
+    if eager is None or compiled is None:
+        if eager is None and compiled is None:
+            return "ok", ""
+        return "mismatch", (f"eager gave {'None' if eager is None else 'a tensor'}, "
+                            f"compiled {'None' if compiled is None else 'a tensor'}")
     if not isinstance(eager, torch.Tensor):
         if eager != eager_again and eager == eager:
             return "skip", "eager returned different non-tensor values on two runs"
@@ -66,7 +77,25 @@ def compare(eager, eager_again, ref64, compiled, perturbed=()):
     ref = ref64.detach().cpu() if isinstance(ref64, torch.Tensor) and ref64.shape == e.shape else None
     if not e.dtype.is_floating_point:
         return _compare_exact(e, c, ref, perturbed)
+    if strict and e.dtype in (torch.float16, torch.bfloat16):
+        return _compare_strict(e, c)
     return _compare_float(e, c, ref, perturbed)
+
+
+def _compare_strict(e, c):
+    ed, cd = e.double(), c.double()
+    fin_diff = ed.isfinite() != cd.isfinite()
+    if fin_diff.any():
+        return "mismatch", "strict: finiteness differs from eager; " + _first_diff(e, c, fin_diff)
+    mask = ed.isfinite() & cd.isfinite()
+    diff = (ed - cd).abs()
+    diff[~mask] = 0
+    over = diff > _EPS[e.dtype] * ed.abs()
+    if not over.any():
+        return "ok", ""
+    return "mismatch", (f"strict: {int(over.sum())} elements differ from eager by more than one "
+                        f"rounding step; max abs diff {float(diff.max()):.3g}; "
+                        + _first_diff(e, c, over))
 
 
 def _compare_exact(e, c, ref, perturbed):

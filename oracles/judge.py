@@ -7,7 +7,15 @@ in one observation, as Verdicts, and nothing when they agree. Per call:
 * compiled raises, eager doesn't: compile-crash or runtime-crash (a bug);
 * eager raises, compiled returns: error-parity (a lower-severity bug);
 * both return: each output is judged by the fp64 rule (symptom ``numeric``),
-  each input after the call likewise (symptom ``mutation``).
+  each input after the call likewise (symptom ``mutation``), each input's grad
+  likewise (symptom ``gradient``; None against a tensor counts), and which
+  inputs each output shares storage with must be equal (symptom ``aliasing``).
+
+An error raised in backward is part of its call: eager failing in backward
+while compiled fails at compile time is parity. Across calls (from
+``obs.stats``): a replayed call that compiles again, more compile events than
+the schedule model allows, or a hit of the recompile limit is a ``recompile``
+verdict whose detail carries the guard-failure reasons.
 
 ``needs_perturbation(verdicts)`` tells the executor when perturbed eager runs
 could still clear a float or integer mismatch; judging again with them is how
@@ -40,11 +48,51 @@ def judge(obs: Observation) -> list[Verdict]:
                                     f"eager raised {t}: {msg[:200]}; compiled returned normally", k,
                                     "", error_signature(t, msg)))
             continue
-        verdicts += _judge_values(obs.backend, k, rec)
+        verdicts += _judge_values(obs.backend, k, rec, bool(obs.stats.get("strict_precision")))
+    if all(rec.compiled is not None and rec.compiled.error is None for rec in obs.calls):
+        verdicts += judge_recompiles(obs.stats)
     return verdicts
 
 
-def _judge_values(backend: str, k: int, rec) -> list[Verdict]:
+def _reasons(stats: dict) -> str:
+    guards = stats.get("guard_failures") or []
+    text = "; guard failures: " + " | ".join(guards[:4]) if guards else ""
+    breaks = stats.get("graph_breaks") or []
+    return text + ("; graph breaks: " + " | ".join(breaks[:3]) if breaks else "")
+
+
+def judge_recompiles(stats: dict) -> list[Verdict]:
+    out = []
+    replay = stats.get("replay_graphs_per_call") or []
+    again = [k for k, g in enumerate(replay) if g > 0]
+    if again:
+        out.append(Verdict("recompile", "capture", "recompile",
+                           f"replaying the schedule compiled again at calls {again}" + _reasons(stats),
+                           again[0], "", "recompile: replay compiled again"))
+    events, bound = stats.get("compile_events"), stats.get("max_compile_events")
+    if events is not None and bound is not None and events > bound:
+        out.append(Verdict("recompile", "capture", "recompile",
+                           f"{events} calls compiled, the schedule allows at most {bound}"
+                           + _reasons(stats), -1, "", "recompile: more compiles than predicted"))
+    if stats.get("recompile_limit_hit"):
+        name = stats.get("recompile_limit_name", "recompile_limit")
+        out.append(Verdict("recompile", "capture", "recompile",
+                           f"hit torch._dynamo.config.{name}" + _reasons(stats), -1, "",
+                           "recompile: limit hit"))
+    return out
+
+
+def _symptom(label: str) -> str:
+    if label.startswith("input "):
+        return "mutation"
+    if label.startswith("grad "):
+        return "gradient"
+    if label.startswith("alias "):
+        return "aliasing"
+    return "numeric"
+
+
+def _judge_values(backend: str, k: int, rec, strict: bool = False) -> list[Verdict]:
     e, c = rec.eager, rec.compiled
     if len(e.values) != len(c.values):
         return [Verdict("numeric", "unknown", "numeric",
@@ -54,10 +102,15 @@ def _judge_values(backend: str, k: int, rec) -> list[Verdict]:
     for i, label in enumerate(e.labels):
         r = ref[i] if ref is not None and i < len(ref) else None
         pert = [p.values[i] for p in rec.perturbed if p.error is None and i < len(p.values)]
-        status, reason = compare(e.values[i], rec.eager_again.values[i], r, c.values[i], pert)
+        if c.labels[i] != label:
+            out.append(Verdict(_symptom(label), "unknown", "structure",
+                               f"eager value {i} is {label!r}, compiled {c.labels[i]!r}", k, label))
+            break
+        status, reason = compare(e.values[i], rec.eager_again.values[i], r, c.values[i], pert,
+                                 strict=strict)
         if status == "mismatch":
-            symptom = "mutation" if label.startswith("input ") else "numeric"
-            out.append(Verdict(symptom, "unknown", "fp64-rule", f"{label}: {reason}", k, label))
+            oracle = "aliasing" if label.startswith("alias ") else "fp64-rule"
+            out.append(Verdict(_symptom(label), "unknown", oracle, f"{label}: {reason}", k, label))
     return out
 
 

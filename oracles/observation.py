@@ -5,8 +5,20 @@ eager, of eager again (nondeterminism screen), of the fp64 reference run (None
 when the program cannot run in fp64), of the compiled run, and of any
 perturbed eager runs. An outcome is any object with ``values`` (tensors or
 scalars: outputs, then the inputs after the call), ``labels`` (one per value)
-and ``error`` (None or ``(type name, message, frames)``). ``stats`` carries
-compile counters (frames, graphs, graph breaks) per call.
+and ``error`` (None or ``(type name, message, frames)``). Labels name what a
+value is: ``output...``, ``input NAME after call``, ``alias of output tensor
+N`` (a string: the inputs it shares storage with, or "fresh") and ``grad of
+input NAME`` (a tensor, or None where autograd gave none). An error raised in
+backward is the call's error, its frames starting with ``"backward: "``.
+
+``stats`` carries, from the executor: ``graphs_per_call`` and
+``replay_graphs_per_call`` (new graphs per call in the first pass and in the
+replay), ``compile_events`` and ``max_compile_events`` (calls that compiled,
+and the schedule model's bound, None when it does not apply),
+``guard_failures``, ``graph_breaks`` (reason lines), ``recompile_limit_hit``
+and ``recompile_limit_name``, ``grad`` ("on", "none" or
+"rejected-in-backward"), ``grad_inputs``, ``backward_error`` and
+``strict_precision``.
 """
 from __future__ import annotations
 

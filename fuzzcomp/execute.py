@@ -202,7 +202,8 @@ def _mutated_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
     mutated = set()
     for call in case.calls:
         inputs = r.inputs(call)
-        before = [getattr(x, "_version", None) for x in inputs]
+        before = [x._version if isinstance(x, torch.Tensor) and not x.is_inference() else None
+                  for x in inputs]
         run_call(r.fn, inputs, r.names, call.seed)
         mutated |= {n for n, x, v in zip(r.names, inputs, before)
                     if v is not None and x._version != v}
@@ -239,14 +240,19 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)
     stats["grad"] = "on" if grads else "none"
-    if grads and any(r.eager.error and r.eager.error[2].startswith("backward: ") for r in records):
-        stats["grad"] = "rejected-in-backward"
-        stats["backward_error"] = next(r.eager.error[:2] for r in records
-                                       if r.eager.error and r.eager.error[2].startswith("backward: "))
-        if options.grad == "auto":   # keep the forward checks, without gradients
-            runner = _Runner(case, options, (), namespace)
-            records = _eager_pass(fn, case, runner)
-            stats["grad_inputs"] = []
+    failed = next((r.eager.error for r in records if r.eager.error), None)
+    if grads and failed is not None:
+        # eager rejects the program with gradients (in backward, or an out= op refusing autograd):
+        # in "auto" mode keep the forward checks without gradients, and count the rejection
+        in_backward = failed[2].startswith("backward: ")
+        stats["grad"] = "rejected-in-backward" if in_backward else "rejected-in-forward"
+        stats["backward_error" if in_backward else "grad_forward_error"] = failed[:2]
+        if options.grad == "auto":
+            plain = _Runner(case, options, (), namespace)
+            retry = _eager_pass(fn, case, plain)
+            if all(r.eager.error is None for r in retry) or in_backward:
+                runner, records = plain, retry
+                stats["grad_inputs"] = []
     timings["eager"] = time.perf_counter() - t0
     if not eager_only:
         t0 = time.perf_counter()

@@ -212,7 +212,9 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
             values.append(rel)
             labels.append(label)
     leaves = [isinstance(x, torch.Tensor) and x.is_leaf and x.requires_grad for x in inputs]
-    if grad and any(leaves):
+    # backward runs whenever an output carries grad (inputs or module parameters): compiled code
+    # traces backward at compile time, so eager must run it too for parity over the whole call
+    if grad and (any(leaves) or any(t.requires_grad for t in _tensors(result, []))):
         try:
             run_backward(result, rng_seed)
         except Exception as e:

@@ -90,6 +90,11 @@ def minimise(case: Case, is_interesting: Callable[[Case], bool], budget_s: float
                         counts[1] += 1
                         stats.accepted += 1
                         best = cand
+                        if not stats.typed:  # the reduced program may now be one the check models
+                            prog = retype(best.program)
+                            if prog is not None:
+                                stats.typed = True
+                                best = dataclasses.replace(best, program=prog)
                         progressed = restart = True
                         if on_progress:
                             on_progress(best)

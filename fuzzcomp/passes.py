@@ -116,7 +116,11 @@ def dce(program: Program) -> Program:
             kept.append(s)
         return tuple(reversed(kept)), live
     body, _ = sweep(program.body, set(program.outputs))
-    return dataclasses.replace(program, body=body)
+    out = dataclasses.replace(program, body=body)
+    if out.helpers:  # helper functions nobody calls any more go too
+        from .passes_structure import _calls_to
+        out = dataclasses.replace(out, helpers=tuple(f for f in out.helpers if _calls_to(out, f.name)))
+    return out
 
 
 def _defined_before(program: Program, index: int) -> list[tuple[str, object]]:
@@ -218,6 +222,33 @@ def drop_inputs(case: Case) -> Iterator[Case]:
     for k, inp in enumerate(p.inputs):
         if inp.name not in used and len(p.inputs) > 1:
             yield _with_program(case, inputs=p.inputs[:k] + p.inputs[k + 1:])
+
+
+def merge_inputs(case: Case) -> Iterator[Case]:
+    """Read one plain tensor input where another of the same type was read, and drop the other."""
+    p = case.program
+    plain = [(k, i) for k, i in enumerate(p.inputs) if i.kind == "tensor"]
+    aliased = {i.alias_of for i in p.inputs if i.kind == "alias"}
+    for a, (ka, ia) in enumerate(plain):
+        for kb, ib in plain[a + 1:]:
+            if ib.type != ia.type or ib.name in aliased:
+                continue
+            body = tuple(rename(x, ib.name, ia.name) for x in p.body)
+            outputs = tuple(dict.fromkeys(ia.name if o == ib.name else o for o in p.outputs))
+            prog = dce(dataclasses.replace(p, body=body, outputs=outputs,
+                                           inputs=p.inputs[:kb] + p.inputs[kb + 1:]))
+            yield _with_program(case, body=prog.body, outputs=prog.outputs, inputs=prog.inputs,
+                                helpers=prog.helpers)
+
+
+def dealias_inputs(case: Case) -> Iterator[Case]:
+    """An input that is a view of another input becomes an input of its own (then the other
+    input can go when nothing else reads it)."""
+    p = case.program
+    for k, inp in enumerate(p.inputs):
+        if inp.kind == "alias":
+            new = dataclasses.replace(inp, kind="tensor", alias_of=None)
+            yield _with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
 
 
 def _used_symbols(p: Program) -> set[str]:
@@ -431,7 +462,7 @@ _BIG, _FINE = _structure_tiers()
 TIERS: list[list[Pass]] = [
     [drop_outputs, drop_calls, drop_unused_symbols],
     [delete_chunks, delete_statements, replace_by_input, simplify_branches, retarget_outputs,
-     drop_inputs] + _BIG,
+     dealias_inputs, drop_inputs, merge_inputs] + _BIG,
     [shrink_ranks, shrink_sizes, simplify_dtypes, simplify_inputs, simplify_options, simplify_constants,
      reseed_calls, concretise_symbols] + _FINE,
 ]
@@ -448,6 +479,7 @@ def size_of(case: Case) -> tuple:
         sum(1 for s in walk(p.body) if isinstance(s, Assign) and _CAST.search(s.template)
             and "float32" not in s.template)
     fancy = sum(i.layout != "contiguous" for i in p.inputs) + (case.compile.dynamic is not None) \
+        + sum(i.kind == "alias" for i in p.inputs) \
         + case.compile.fullgraph + (case.compile.mode is not None) + schedule_fancy(case)
     seeds = sum(min(c.seed, 10**6) for c in case.calls)
     return (n_stmts + len(p.outputs) + len(p.inputs) + structure_weight(p), len(case.calls), rank,

@@ -141,6 +141,8 @@ def _oracle_settings(case: Case) -> tuple[list, int | None]:
 
 
 def render_repro(case: Case, key: BucketKey, detail: str) -> str:
+    from .passes import drop_unused_symbols
+    case = next(drop_unused_symbols(case), case)  # list only the sizes the inputs use
     v = versions()
     grads, max_events = _oracle_settings(case)
     p = case.program

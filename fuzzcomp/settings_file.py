@@ -18,7 +18,7 @@ Supported keys (the file's names match the command-line flags)::
     max_minimize_per_bucket = 2
     memory_mb = 4096          recycle_every = 200
     [generator]               # features: any GenConfig field, e.g.
-    max_stmts = 10            max_calls = 4   p_if = 0.12   max_rank = 4
+    max_stmts = 10            max_calls = 4   p_struct = 0.3   max_rank = 5
 
 Deliberately not configurable: ``[ops]`` weights (the registry's weights are
 part of the generator version: a seed must mean one program) and

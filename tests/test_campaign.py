@@ -65,7 +65,7 @@ def test_settings_from_fuzzcomp_toml_and_pyproject(tmp_path):
     ("[ops]\n'torch.add' = 3", "op weights are not configurable"),
     ("[tolerances]\nrtol = 0.1", "tolerances are not configurable"),
     ("[generator]\nmax_stmtz = 3", "unknown generator setting 'max_stmtz'"),
-    ("[generator]\np_if = 2.0", "out of range"),
+    ("[generator]\np_struct = 2.0", "out of range"),
     ("[generator]\nmax_stmts = 1.5", "must be a int"),
     ("jobs = [", "not valid TOML"),
 ])

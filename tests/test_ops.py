@@ -9,7 +9,7 @@ import warnings
 import pytest
 import torch
 
-from fuzzcomp.execute import configure_torch, load_program, observe
+from fuzzcomp.execute import call_entry, configure_torch, load_program, observe
 from fuzzcomp.generators import emit, generate
 from fuzzcomp.generators.ir import Assign, Program, TensorType
 from fuzzcomp.generators.registry import REGISTRY, callable_name, distinct_callables
@@ -138,7 +138,14 @@ def _declared_vs_actual(seed: int) -> int:
     case = generate(seed)
     prog = case.program
     assigns = [s for s in prog.body if isinstance(s, Assign)]
-    if not assigns:
+    # the probe returns every top-level value: programs whose structure changes what the function
+    # returns or takes (early returns, modules, containers, scalars, per-call state) are skipped
+    from fuzzcomp.generators.ir import Return, walk_program
+    plain = (not any(isinstance(s, Return) for s in walk_program(prog)) and prog.module is None
+             and getattr(prog, "out_kind", "tuple") == "tuple"
+             and all(i.kind == "tensor" for i in prog.inputs)
+             and all(len(call_entry(case, c)) == 2 for c in case.calls))
+    if not assigns or not plain:
         return 0
     probe = Program(prog.inputs, prog.body, tuple(a.out for a in assigns), prog.symbols, prog.name)
     fn = load_program(type(case)(probe, case.calls, case.compile, case.seed, case.generator_version))
@@ -162,7 +169,7 @@ def _declared_vs_actual(seed: int) -> int:
 def test_static_shape_and_dtype_rules_match_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        checked = sum(_declared_vs_actual(seed) for seed in range(2000, 2120))
+        checked = sum(_declared_vs_actual(seed) for seed in range(2000, 2600))
     assert checked > 500
 
 
@@ -170,7 +177,7 @@ def test_static_shape_and_dtype_rules_match_torch():
 def test_static_shape_and_dtype_rules_match_torch_many_seeds():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        checked = sum(_declared_vs_actual(seed) for seed in range(3000, 4000))
+        checked = sum(_declared_vs_actual(seed) for seed in range(3000, 8000))
     assert checked > 4000
 
 

@@ -41,7 +41,8 @@ def _imports(text):
 
 def test_repro_needs_only_torch_and_the_custom_backend(tmp_path):
     text = render_repro(_add_case("inductor"), KEY, "detail")
-    assert _imports(text) <= {"sys", "torch", "torch._inductor.config", "collections", "math", "traceback"}
+    assert _imports(text) <= {"sys", "torch", "torch._inductor.config", "torch._dynamo.utils", "collections",
+                              "contextlib", "math", "traceback"}
     planted = render_repro(_add_case("fuzzcomp.planted:perturb_add"), KEY, "detail")
     assert _imports(planted) - _imports(text) == {"fuzzcomp.planted"}
     for field in ("fuzzcomp 0.1", "torch 2.", "(git ", "Python 3.", "seed: ", "bucket: numeric-unknown-",

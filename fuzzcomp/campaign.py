@@ -63,6 +63,11 @@ class CampaignError(RuntimeError):
     """The campaign could not go on (a failed disk write); the message says what was saved."""
 
 
+def _gpu_count() -> int:
+    import torch
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
 def case_seed(base: int, index: int) -> int:
     return (base * 1_000_003 + index) % (2 ** 31)
 
@@ -111,7 +116,10 @@ def _is_oom(text: str) -> bool:
 class Campaign:
     def __init__(self, cfg: RunConfig, progress=None, resume: bool = False):
         self.cfg = cfg
-        self.gen_config = GenConfig(**cfg.generator)
+        gen = dict(cfg.generator)
+        if cfg.device == "cuda":
+            gen.setdefault("half_weight", 3.0)  # CUDA is where fp16/bf16 run: weight them up
+        self.gen_config = GenConfig(**gen)
         self.store = Store(Path(cfg.out))
         self.progress = progress or (lambda *a, **k: None)
         self.resume = resume
@@ -315,7 +323,8 @@ class Campaign:
         end = self.t_start + self.cfg.seconds if self.cfg.seconds else None
         cache_dir, drop_cache = inductor_cache_dir()  # see worker.py: "Caches"
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
-                                  log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir)
+                                  log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir,
+                                  gpus=_gpu_count() if self.cfg.device == "cuda" else 0)
         workers = self.workers = self.engine.workers(self.cfg.jobs, settings)  # issue 9
         old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         failure = None

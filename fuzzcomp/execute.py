@@ -48,6 +48,7 @@ class ExecOptions:
     aliases: bool = True           # compare output-aliases-input relations
     replay: bool = True            # replay the schedule and check compile counts
     strict_precision: bool = False  # emulate_precision_casts, half values judged against eager
+    cross_device: bool = True      # on CUDA, also judge compiled against CPU eager
 
 
 DEFAULT_OPTIONS = ExecOptions()
@@ -189,9 +190,9 @@ class _Runner:
         return make_inputs(self.specs, env, seed, device=self.case.compile.device, call_extra=extra,
                            requires_grad=self.grad_names, **kw)
 
-    def run(self, f, call, **kw):
+    def run(self, f, call, device=None, **kw):
         return run_scheduled(self.namespace, f, self.specs, self.states, self.case.program.symbols,
-                             call_entry(self.case, call), self.case.compile.device,
+                             call_entry(self.case, call), device or self.case.compile.device,
                              requires_grad=self.grad_names, aliases=self.options.aliases,
                              grad=self.options.grad != "off", **kw)
 
@@ -253,6 +254,10 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
             if all(r.eager.error is None for r in retry) or in_backward:
                 runner, records = plain, retry
                 stats["grad_inputs"] = []
+    if case.compile.device != "cpu" and options.cross_device:
+        for rec, call in zip(records, case.calls):
+            if rec.eager.error is None:
+                rec.cpu_eager = runner.run(fn, call, device="cpu")
     timings["eager"] = time.perf_counter() - t0
     if not eager_only:
         t0 = time.perf_counter()

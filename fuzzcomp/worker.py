@@ -32,6 +32,7 @@ ones 11-14 s).
 """
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import os
 import shutil
@@ -60,6 +61,8 @@ class WorkerSettings:
     recycle_every: int = 200
     private_cache: bool = True   # own TORCHINDUCTOR_CACHE_DIR, FX-graph/AOT caches off
     cache_dir: str | None = None  # shared by the campaign's workers; None = one per process
+    gpus: int = 0                 # >0: worker i sees only GPU i % gpus (CUDA_VISIBLE_DEVICES)
+    gpu: int | None = None        # set per worker from ``gpus`` when it starts
 
 
 def _setup_cache(cache_dir: str | None) -> None:
@@ -78,6 +81,10 @@ def _limit_memory(mb: int) -> None:
 
 def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) -> None:
     _setup_cache(cache_dir)
+    if settings.gpu is not None:  # before anything initialises CUDA in this process
+        visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+        os.environ["CUDA_VISIBLE_DEVICES"] = visible[settings.gpu] if settings.gpu < len(visible) \
+            else str(settings.gpu)
     if settings.log_path:
         fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(fd, 1)
@@ -146,7 +153,10 @@ class Worker:
             cache = self.settings.cache_dir
             if cache is None:
                 cache = self.cache_dir = tempfile.mkdtemp(prefix=f"fuzzcomp-w{self.index}-")
-        self.proc = self._ctx.Process(target=worker_main, args=(child, self.settings, cache),
+        settings = self.settings
+        if settings.gpus > 0:
+            settings = dataclasses.replace(settings, gpu=self.index % settings.gpus)
+        self.proc = self._ctx.Process(target=worker_main, args=(child, settings, cache),
                                       name=f"fuzzcomp-worker-{self.index}", daemon=True)
         self.proc.start()
         child.close()

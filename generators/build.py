@@ -36,6 +36,7 @@ class GenConfig:
     max_rank: int = 5
     max_numel: int = 1 << 14
     p_struct: float = 0.3     # chance that a statement is a structural one (control flow, calls...)
+    half_weight: float = 1.0  # multiplies the weight of float16/bfloat16 inputs (3.0 on CUDA)
 
 
 def generate(seed: int, config: GenConfig = GenConfig()) -> Case:
@@ -85,7 +86,9 @@ def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Inp
     for i in range(ch.integer(1, cfg.max_inputs)):
         rank = ch.weighted(range(0, cfg.max_rank + 1), RANK_WEIGHTS[: cfg.max_rank + 1])
         shape = [1 if ch.boolean(0.12) else ch.choice(symbols) for _ in range(rank)]
-        dtype = ch.weighted(DTYPES, DTYPE_WEIGHTS)
+        weights = DTYPE_WEIGHTS if cfg.half_weight == 1.0 else tuple(
+            w * cfg.half_weight if d in ("float16", "bfloat16") else w for d, w in zip(DTYPES, DTYPE_WEIGHTS))
+        dtype = ch.weighted(DTYPES, weights)
         layout = ch.weighted(LAYOUTS, LAYOUT_WEIGHTS)
         if rank == 4 and layout == "contiguous" and ch.boolean(0.25):
             layout = "channels_last"  # only rank 4 can have it: draw it more often there

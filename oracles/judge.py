@@ -56,7 +56,8 @@ def judge(obs: Observation) -> list[Verdict]:
                                     f"eager raised {t}: {msg[:200]}; compiled returned normally", k,
                                     "", error_signature(t, msg)))
             continue
-        verdicts += _judge_values(obs.backend, k, rec, bool(obs.stats.get("strict_precision")))
+        found = _judge_values(obs.backend, k, rec, bool(obs.stats.get("strict_precision")))
+        verdicts += found or judge_cross_device(k, rec)
     if all(rec.compiled is not None and rec.compiled.error is None for rec in obs.calls):
         verdicts += judge_recompiles(obs.stats)
     return verdicts
@@ -122,5 +123,27 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False) -> list[Verdi
     return out
 
 
+def judge_cross_device(k: int, rec) -> list[Verdict]:
+    """Compiled on the device against eager on the CPU: a mismatch only when compiled is further
+    from fp64 than both eager runs (and the perturbed runs) are, so kernels that legitimately
+    differ between devices are never blamed on the compiler."""
+    e, c, cpu = rec.eager, rec.compiled, rec.cpu_eager
+    if cpu is None or cpu.error or e.error or c is None or c.error or cpu.labels != c.labels:
+        return []
+    ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
+    out = []
+    for i, label in enumerate(cpu.labels):
+        if label.startswith("alias "):
+            continue
+        r = ref[i] if ref is not None and i < len(ref) else None
+        witnesses = [e.values[i]] + [p.values[i] for p in rec.perturbed if p.error is None
+                                     and i < len(p.values)]
+        status, reason = compare(cpu.values[i], cpu.values[i], r, c.values[i], witnesses)
+        if status == "mismatch":
+            out.append(Verdict(_symptom(label), "unknown", "cross-device",
+                               f"{label} (vs CPU eager): {reason}", k, label))
+    return out
+
+
 def needs_perturbation(verdicts: list[Verdict]) -> bool:
-    return any(v.oracle == "fp64-rule" for v in verdicts)
+    return any(v.oracle in ("fp64-rule", "cross-device") for v in verdicts)

@@ -33,6 +33,7 @@ class CallRecord:
     fp64: Any
     compiled: Any
     perturbed: list = field(default_factory=list)
+    cpu_eager: Any = None   # device runs only: the same call in eager on the CPU (cross-device oracle)
 
 
 @dataclass

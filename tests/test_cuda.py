@@ -1,0 +1,63 @@
+"""The CUDA path: Triton codegen, CUDA graphs, the cross-device oracle.
+
+The device tests need a CUDA GPU and skip with a visible reason elsewhere (CI has
+none); the cross-device rule itself is tested on synthetic values everywhere.
+"""
+from __future__ import annotations
+
+import json
+import types
+
+import pytest
+import torch
+
+from fuzzcomp.cli import main
+from fuzzcomp.oracles.judge import judge_cross_device
+from fuzzcomp.oracles.observation import CallRecord
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
+                                reason="needs a CUDA GPU (none on this machine); run on the device")
+
+
+def _outcome(*values):
+    return types.SimpleNamespace(values=list(values), labels=[f"output[{i}]" for i in range(len(values))],
+                                 error=None)
+
+
+def _rec(cpu, dev_eager, compiled, ref):
+    return CallRecord(_outcome(dev_eager), _outcome(dev_eager), _outcome(ref), _outcome(compiled),
+                      [], _outcome(cpu))
+
+
+def test_cross_device_rule_both_ways():
+    g = torch.Generator().manual_seed(0)
+    ref = torch.rand(256, generator=g, dtype=torch.float64)
+    cpu = ref.float()
+    dev = (ref * (1 + 1e-7)).float()        # another device's kernel: tiny, legitimate difference
+    assert judge_cross_device(0, _rec(cpu, dev, dev.clone(), ref)) == []
+    bad = judge_cross_device(0, _rec(cpu, dev, dev * 1.001, ref))
+    assert bad and bad[0].oracle == "cross-device" and "vs CPU eager" in bad[0].detail
+
+
+def _campaign(tmp_path, *args):
+    out = tmp_path / "camp"
+    assert main(["run", "--device", "cuda", "--quiet", "--out", str(out), *args]) == 0
+    return json.loads((out / "summary.json").read_text())
+
+
+@needs_cuda
+def test_cuda_planted_triton_relu_bug_is_found(tmp_path):
+    s = _campaign(tmp_path, "--cases", "30", "--jobs", "2", "--backend", "fuzzcomp.planted:inductor_relu_bug",
+                  "--minimize-budget", "90")
+    assert s["findings"] >= 1 and s["harness_errors"] == 0
+    assert any(b["confirmed"] for b in s["buckets"].values())
+
+
+@needs_cuda
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead", "max-autotune-no-cudagraphs"])
+def test_cuda_modes_run_on_inductor(tmp_path, mode):
+    """Triton codegen, CUDA graphs (reduce-overhead) and GEMM autotuning run through the harness;
+    whatever they find must be confirmed in a fresh process to count."""
+    s = _campaign(tmp_path, "--cases", "10", "--jobs", "4", "--backend", "inductor", "--mode", mode,
+                  "--minimize-budget", "60")
+    assert s["cases"] == 10 and s["valid_rate"] >= 0.9 and s["harness_errors"] == 0

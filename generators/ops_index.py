@@ -26,11 +26,11 @@ def _idx(s: Scope, x: Val, d: int, unique: bool, same_len: bool = False):
     kinds = ["perm"] if unique else ["perm", "half"] + (["mod"] if s.min_dim(n) >= 1 and not same_len else [])
     kind = s.ch.choice(kinds)
     if kind == "perm":
-        return f"torch.arange({{0}}.shape[{d}]).flip(0)", n
+        return f"torch.arange({{0}}.shape[{d}], device={{0}}.device).flip(0)", n
     if kind == "half":
-        return f"(torch.arange({{0}}.shape[{d}]) // 2)", n
+        return f"(torch.arange({{0}}.shape[{d}], device={{0}}.device) // 2)", n
     k = s.ch.integer(1, 5)
-    return f"(torch.arange({k}) * 5 % {{0}}.shape[{d}])", k
+    return f"(torch.arange({k}, device={{0}}.device) * 5 % {{0}}.shape[{d}])", k
 
 
 def _lift(expr: str, d: int, rank: int) -> str:
@@ -72,7 +72,7 @@ def adv_index2(s, spec):
     if x is None:
         return False
     k = s.ch.integer(1, 4)
-    tmpl = "{0}[torch.arange(%d) %% {0}.shape[0], (torch.arange(%d) * 3 + 1) %% {0}.shape[1]]" % (k, k)
+    tmpl = "{0}[torch.arange(%d, device={0}.device) %% {0}.shape[0], (torch.arange(%d, device={0}.device) * 3 + 1) %% {0}.shape[1]]" % (k, k)
     return s.assign(spec.name, tmpl, (Ref(x.name),), TensorType((k,) + x.type.shape[2:], x.type.dtype), x.bound,
                     exact=exact_of(x.type.dtype, True, x)) is not None
 
@@ -99,7 +99,7 @@ def take(s, spec):
     if x is None or not s.nonempty(x.type):
         return False
     k = s.ch.integer(1, 6)
-    return s.assign(spec.name, "torch.take({0}, torch.arange(%d) * 7 %% {0}.numel())" % k, (Ref(x.name),),
+    return s.assign(spec.name, "torch.take({0}, torch.arange(%d, device={0}.device) * 7 %% {0}.numel())" % k, (Ref(x.name),),
                     TensorType((k,), x.type.dtype), x.bound, exact=exact_of(x.type.dtype, True, x)) is not None
 
 
@@ -175,7 +175,7 @@ def _mask_for(s: Scope, x: Val):
         return "{1}", [Ref(m.name)]
     if x.type.rank == 0:
         return None, []
-    return "(torch.arange({0}.shape[-1]) % 3 == 1)", []
+    return "(torch.arange({0}.shape[-1], device={0}.device) % 3 == 1)", []
 
 
 def masked_fill(s, spec):

@@ -109,7 +109,7 @@ def _mm_float(v: Val) -> bool:
 
 def _weight(n_expr: str, shape_expr: str) -> str:
     """A deterministic weight in x's dtype: linspace over [-0.5, 0.5] reshaped."""
-    return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype={{0}}.dtype).reshape({shape_expr})"
+    return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype={{0}}.dtype, device={{0}}.device).reshape({shape_expr})"
 
 
 def matmul(s, spec):
@@ -174,7 +174,7 @@ def linear(s, spec):
     out = s.ch.choice((1, 3, 8, 17))
     k = max_size(s, x.type.shape[-1])
     w = _weight(f"{out} * {{0}}.shape[-1]", f"{out}, {{0}}.shape[-1]")
-    bias = f", torch.linspace(-1, 1, {out}, dtype={{0}}.dtype)" if s.ch.boolean() else ""
+    bias = f", torch.linspace(-1, 1, {out}, dtype={{0}}.dtype, device={{0}}.device)" if s.ch.boolean() else ""
     return s.assign(spec.name, f"{F}linear({{0}}, {w}{bias})", (Ref(x.name),),
                     TensorType(x.type.shape[:-1] + (out,), x.type.dtype), x.bound * 0.5 * max(k, 1) + 1) is not None
 
@@ -231,8 +231,8 @@ def norm_layer(s, spec):
     bound = math.sqrt(max(n, 1)) * 1.5 + 1
     if spec.name == F + "layer_norm":
         affine = s.ch.boolean()
-        w = ", torch.linspace(0.5, 1.5, {0}.shape[-1], dtype={0}.dtype), " \
-            "torch.linspace(-1, 1, {0}.shape[-1], dtype={0}.dtype)" if affine else ""
+        w = ", torch.linspace(0.5, 1.5, {0}.shape[-1], dtype={0}.dtype, device={0}.device), " \
+            "torch.linspace(-1, 1, {0}.shape[-1], dtype={0}.dtype, device={0}.device)" if affine else ""
         tmpl = F + "layer_norm({0}, {0}.shape[-1:]%s)" % w
     elif spec.name == F + "group_norm":
         g = s.ch.choice(("1", "{0}.shape[1]"))
@@ -269,7 +269,7 @@ def embedding(s, spec):
     if w is None:
         return False
     k = s.ch.integer(1, 9)
-    idx = f"(torch.arange({k}) * 3 % {{0}}.shape[0])"
+    idx = f"(torch.arange({k}, device={{0}}.device) * 3 % {{0}}.shape[0])"
     return s.assign(spec.name, f"{F}embedding({idx}, {{0}})", (Ref(w.name),),
                     TensorType((k, w.type.shape[1]), w.type.dtype), w.bound,
                     exact=exact_of(w.type.dtype, True, w)) is not None
@@ -326,7 +326,7 @@ def cross_entropy(s, spec):
     x = s.pick(lambda v: v.type.is_float and v.type.rank == 2 and s.nonempty(v.type))
     if x is None:
         return False
-    tgt = "torch.arange({0}.shape[0]) % {0}.shape[1]"
+    tgt = "torch.arange({0}.shape[0], device={0}.device) % {0}.shape[1]"
     if spec.name == F + "nll_loss":
         tmpl = f"{F}nll_loss({F}log_softmax({{0}}, 1), {tgt})"
     else:
@@ -410,22 +410,22 @@ def arange(s, spec):
     if spec.name == "torch.arange":
         as_x = x.type.dtype in ("float32", "float64", "int64", "int32") and s.ch.boolean()
         dt = ", dtype={0}.dtype" if as_x else ""
-        return s.assign(spec.name, "torch.arange({0}.shape[%d]%s)" % (d, dt), (Ref(x.name),),
+        return s.assign(spec.name, "torch.arange({0}.shape[%d]%s, device={0}.device)" % (d, dt), (Ref(x.name),),
                         TensorType((n,), x.type.dtype if as_x else "int64"), hi, contig=True, exact=True) is not None
     if spec.name == "torch.linspace":
         dt = x.type.dtype if x.type.is_float else "float32"
-        return s.assign(spec.name, "torch.linspace(-1, 1, {0}.shape[%d], dtype=torch.%s)" % (d, dt),
+        return s.assign(spec.name, "torch.linspace(-1, 1, {0}.shape[%d], dtype=torch.%s, device={0}.device)" % (d, dt),
                         (Ref(x.name),), TensorType((n,), dt), 1.0, contig=True) is not None
     if spec.name == "torch.full":
         dt = x.type.dtype
         v = "True" if dt == "bool" else ("1.5" if x.type.is_float else "2")
-        return s.assign(spec.name, "torch.full({0}.shape, %s, dtype={0}.dtype)" % v, (Ref(x.name),),
+        return s.assign(spec.name, "torch.full({0}.shape, %s, dtype={0}.dtype, device={0}.device)" % v, (Ref(x.name),),
                         x.type, 2.0, contig=True, exact=True) is not None
     if spec.name in ("torch.zeros", "torch.ones"):
         return s.assign(spec.name, "%s({0}.shape, dtype={0}.dtype)" % spec.name, (Ref(x.name),), x.type, 1.0,
                         contig=True, exact=True) is not None
     if spec.name == "torch.eye":
-        return s.assign(spec.name, "torch.eye({0}.shape[%d], dtype={0}.dtype)" % d, (Ref(x.name),),
+        return s.assign(spec.name, "torch.eye({0}.shape[%d], dtype={0}.dtype, device={0}.device)" % d, (Ref(x.name),),
                         TensorType((n, n), x.type.dtype), 1.0, contig=True, exact=True) is not None
     return False
 
@@ -434,7 +434,7 @@ def scalar_tensor(s, spec):
     x = s.pick(lambda v: v.type.is_float)
     if x is None:
         return False
-    tmpl = "torch.tensor(0.5, dtype={0}.dtype) * {0}" if spec.name == "torch.tensor" else \
+    tmpl = "torch.tensor(0.5, dtype={0}.dtype, device={0}.device) * {0}" if spec.name == "torch.tensor" else \
         "torch.scalar_tensor(2, dtype={0}.dtype) + {0}"
     return s.assign(spec.name, tmpl, (Ref(x.name),), x.type, x.bound + 2) is not None
 

@@ -102,6 +102,15 @@ def _run_body(body, names: dict, env: dict):
 
 
 def retype(program: Program) -> Program | None:
+    """The program with every declared type recomputed on meta tensors, or None (ill-typed or
+    not modelled). Warnings the program raises are the candidate's business, never printed."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _retype(program)
+
+
+def _retype(program: Program) -> Program | None:
     if len(program.symbols) > len(_PRIMES):
         return None
     env = dict(zip(program.symbols, _PRIMES))

@@ -131,6 +131,18 @@ def call_entry(case: Case, call) -> tuple:
     return (call.sizes, call.seed, extra) if extra else (call.sizes, call.seed)
 
 
+def cast_floor_eps(case: Case) -> float:
+    """The epsilon of the coarsest float type the program itself casts to (explicit casts,
+    dtype arguments, autocast regions): the fp64 run stays that coarse there, so the fp64
+    rule's floor can be no finer (0.0: nothing below the values' own dtypes)."""
+    src = emit(case.program)
+    if "bfloat16" in src or "autocast" in src:
+        return 2.0 ** -7
+    if "float16" in src or ".half()" in src:
+        return 2.0 ** -10
+    return 0.0
+
+
 def _compile(fn, case: Case):
     spec = case.compile
     kwargs = dict(backend=resolve_backend(spec.backend), dynamic=spec.dynamic, fullgraph=spec.fullgraph)
@@ -236,7 +248,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     fn = namespace[case.program.name]
     grads = grad_inputs(case, options, namespace)
     runner = _Runner(case, options, grads, namespace)
-    stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads)}
+    stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": cast_floor_eps(case)}
     timings = {"eager": 0.0, "compiled": 0.0}
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)

@@ -24,7 +24,8 @@ from fuzzcomp.generators.ir import Case
 from fuzzcomp.oracles import fp64rule
 
 from . import runtime
-from .execute import DEFAULT_OPTIONS, PERTURB_DRAWS, PERTURB_EPS, call_entry, input_specs, state_specs
+from .execute import (DEFAULT_OPTIONS, PERTURB_DRAWS, PERTURB_EPS, call_entry, cast_floor_eps, input_specs,
+                      state_specs)
 from .triage import BucketKey
 
 _MAIN = '''
@@ -63,13 +64,14 @@ def check():
         perturbed = None
         for i, label in enumerate(eager.labels):
             r = ref.values[i] if ref.error is None and i < len(ref.values) else None
-            status, why = compare(eager.values[i], again.values[i], r, comp.values[i])
+            status, why = compare(eager.values[i], again.values[i], r, comp.values[i], floor_eps=FLOOR_EPS)
             if status == "mismatch":  # could a tiny input perturbation explain it?
                 if perturbed is None:
                     perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d)
                                  for d in range(PERTURB_DRAWS)]
                 pert = [p.values[i] for p in perturbed if p.error is None and i < len(p.values)]
-                status, why = compare(eager.values[i], again.values[i], r, comp.values[i], pert)
+                status, why = compare(eager.values[i], again.values[i], r, comp.values[i], pert,
+                                      floor_eps=FLOOR_EPS)
             if status == "mismatch":
                 return f"call {k}, {label}: {why}"
     for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again
@@ -191,6 +193,7 @@ DEVICE = {case.compile.device!r}
 REQUIRES_GRAD = {grads!r}
 # compile events the schedule may cost (Dynamo's documented guards, modelled conservatively)
 MAX_COMPILE_EVENTS = {max_events!r}
+FLOOR_EPS = {cast_floor_eps(case)!r}  # the coarsest float type the program casts to (fp64 rule floor)
 COMPILE = {compile_lit}
 PERTURB_EPS, PERTURB_DRAWS = {PERTURB_EPS!r}, {PERTURB_DRAWS!r}
 

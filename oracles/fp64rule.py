@@ -11,7 +11,9 @@ compiled are all finite, compiled passes when
 ``rmse(fp64, compiled) <= m * rmse(fp64, eager) + floor`` with ``m`` = 2 (3 for
 fp16/bf16 or fewer than 1000 elements, as in ``torch._dynamo.utils.same``) and
 ``floor`` = 4 machine epsilons of the dtype times the reference's RMS (at least
-1). Compiled turning a finite answer into NaN/Inf is a mismatch; compiled being
+1); ``floor_eps`` raises that epsilon to the coarsest float type the program casts to
+(an explicit ``.to(torch.bfloat16)`` or autocast region is half precision in the fp64 run
+too, so the reference is no finer than that type there). Compiled turning a finite answer into NaN/Inf is a mismatch; compiled being
 finite where eager overflowed is not. Integer and bool values must match
 exactly unless the fp64 run or a perturbed eager run changes the same elements
 (a tie or a rounding boundary). A float mismatch is dropped when a perturbed
@@ -52,7 +54,7 @@ def _first_diff(e, c, diff):
     return f"first at {list(idx)}: eager={e[idx].item()!r} compiled={c[idx].item()!r}"
 
 
-def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False):
+def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False, floor_eps=0.0):
     if eager is None or compiled is None:
         if eager is None and compiled is None:
             return "ok", ""
@@ -79,7 +81,7 @@ def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False):
         return _compare_exact(e, c, ref, perturbed)
     if strict and e.dtype in (torch.float16, torch.bfloat16):
         return _compare_strict(e, c)
-    return _compare_float(e, c, ref, perturbed)
+    return _compare_float(e, c, ref, perturbed, floor_eps)
 
 
 def _compare_strict(e, c):
@@ -112,7 +114,7 @@ def _compare_exact(e, c, ref, perturbed):
     return "mismatch", f"{n} of {e.numel()} elements differ; " + _first_diff(e, c, diff)
 
 
-def _compare_float(e, c, ref, perturbed):
+def _compare_float(e, c, ref, perturbed, floor_eps=0.0):
     ed, cd = e.double(), c.double()
     rd = ref.double() if ref is not None and ref.dtype.is_floating_point else ed
     r_fin, e_fin, c_fin = rd.isfinite(), ed.isfinite(), cd.isfinite()
@@ -126,7 +128,7 @@ def _compare_float(e, c, ref, perturbed):
     r, ev, cv = rd[mask], ed[mask], cd[mask]
     err_c, err_e = _rmse(r, cv), _rmse(r, ev)
     mult = 3.0 if (e.dtype in (torch.float16, torch.bfloat16) or r.numel() < 1000) else 2.0
-    floor = 4 * _EPS[e.dtype] * max(1.0, math.sqrt(float(torch.mean(r * r))))
+    floor = 4 * max(_EPS[e.dtype], floor_eps) * max(1.0, math.sqrt(float(torch.mean(r * r))))
     if err_c <= mult * err_e + floor:
         return "ok", ""
     if perturbed:

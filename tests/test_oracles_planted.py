@@ -102,7 +102,9 @@ def test_guard_failure_reasons_are_captured():
 
 def test_dynamic_true_reuses_one_graph():
     obs, found, _ = symptoms(case(mul_relu(), "eager", sizes=((3,), (4,), (9,)), dynamic=True))
-    assert obs.stats["compile_events"] == 1 == obs.stats["max_compile_events"] and not found
+    # Dynamo reuses one graph; the oracle's bound stays one compile per distinct call (ops add
+    # size guards of their own, so the class model is not used to predict fewer)
+    assert obs.stats["compile_events"] == 1 and obs.stats["max_compile_events"] == 3 and not found
 
 
 def test_inductor_relu_bug():

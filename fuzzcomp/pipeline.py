@@ -21,7 +21,7 @@ from fuzzcomp.generators import Case
 from fuzzcomp.oracles import primary
 
 from .bugreport import render_report
-from .messages import CHECK, DIED, DONE, EAGER_ONLY, TIMEOUT, Job
+from .messages import CHECK, DIED, DONE, EAGER_ONLY, LOCALISE, TIMEOUT, Job
 from .minimise import minimise
 from .oracles_glue import crash_verdict
 from .repro import render_repro
@@ -44,6 +44,15 @@ def probe_keys(worker: Worker, case: Case, timeout_s: float) -> tuple[bool, set[
             v = crash_verdict(r.status, r.message)
             return True, {bucket_of(v)}, [v]
     return False, set(), []
+
+
+def localise_stage(worker: Worker, case: Case, target, timeout_s: float) -> dict | None:
+    """Re-run a minimised finding on eager, aot_eager, aot_eager_decomp_partition, inductor (in
+    the worker); the first rung that shows the symptom names the stage. None if it cannot tell."""
+    r = worker.run(Job(next(_ids), LOCALISE, case, timeout_s * 4, target=target))
+    if r.status != DONE or not isinstance(r.stats, dict) or "stage" not in r.stats:
+        return None
+    return {"stage": r.stats["stage"], "rung": r.stats.get("rung"), "rungs": r.stats.get("rungs", {})}
 
 
 def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float):
@@ -85,6 +94,12 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                                                       "stats": stats.to_json()})
         info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
         case = small
+        target = same[0] if same else data["verdict_objs"][0]
+        if case.compile.backend == "inductor" and key.stage in ("unknown", "runtime"):
+            ladder = localise_stage(worker, case, target, timeout_s)
+            if ladder:
+                info["stage_ladder"] = ladder
+                detail = f"[stage by backend ladder: {ladder['stage']}] {detail}"
     info["dedup"] = dedup_key(key, case.program)
     known = known or known_index().match(key.slug(), info["dedup"])
     if known is not None:

@@ -89,6 +89,8 @@ def summarise(store: Store) -> dict:
                 b["confirmed"] = st.get("confirmed")
                 b["dedup"] = st.get("dedup")
                 b["detail"] = st.get("repro_says")
+                if st.get("stage_ladder"):
+                    b["ladder_stage"] = st["stage_ladder"].get("stage")
     wall = active
     jobs = int(meta.get("config", {}).get("jobs", 1) or 1)
     worker_s = jobs * wall - phase.get("minimise", 0.0)
@@ -118,7 +120,8 @@ def render_text(s: dict) -> str:
              f"  findings {s['findings']} in {len(s['buckets'])} buckets"]
     for slug, b in s["buckets"].items():
         mark = {True: "confirmed", False: "NOT reproduced in a fresh process", None: "not verified"}[b["confirmed"]]
-        lines.append(f"  - {slug}  {b['symptom']}/{b['stage']}  x{len(b['findings'])}  [{mark}]")
+        ladder = f" (ladder: {b['ladder_stage']})" if b.get("ladder_stage") else ""
+        lines.append(f"  - {slug}  {b['symptom']}/{b['stage']}{ladder}  x{len(b['findings'])}  [{mark}]")
         lines.append(f"      {b.get('signature', '')}")
         if b.get("repro"):
             lines.append(f"      repro: {s['out']}/{b['repro']}")

@@ -47,12 +47,14 @@ def bug_signature(line: str, words: int = WORDS) -> str:
 
 def run_file(path: Path, timeout_s: float, search_path: Path | None = None) -> tuple[int | None, str]:
     """(exit code or None on timeout, the last BUG line or last output line)."""
+    path = Path(path).resolve()  # it runs from its own folder: a relative path would not resolve there
     env = dict(os.environ)
     if search_path is not None:  # a custom backend module beside the user's file stays importable
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(search_path), env.get("PYTHONPATH")]))
     try:
         p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                           timeout=timeout_s, env=env, cwd=str(search_path or Path(path).parent))
+                           timeout=timeout_s, env=env, cwd=str(search_path or Path(path).parent),
+                           start_new_session=True)  # a terminal's Ctrl-C must not fake "not reproduced"
     except subprocess.TimeoutExpired:
         return None, f"timed out after {timeout_s:g} s"
     out = p.stdout.splitlines()

@@ -55,3 +55,15 @@ def test_eager_backend_gives_no_findings(tmp_path):
     assert s["valid_rate"] >= 0.95
     assert s["findings"] == 0, s["buckets"]
     assert s["harness_errors"] == 0
+
+
+def test_relative_out_folder_still_confirms_repros(tmp_path, monkeypatch):
+    """The default --out is relative (reports/run-...): the fresh-process check must still find
+    the repro, which runs from its own folder."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--cases", "12", "--seed", "1", "--jobs", "2", "--quiet",
+                 "--backend", "fuzzcomp.planted:perturb_add", "--out", "rel/camp", "--minimize-budget", "30"])
+    assert code == 0
+    s = _summary(tmp_path / "rel" / "camp")
+    assert s["findings"] >= 1
+    assert all(b["confirmed"] is True for b in s["buckets"].values() if b.get("repro")), s["buckets"]

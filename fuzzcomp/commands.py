@@ -253,25 +253,13 @@ def cmd_show(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    from fuzzcomp.generators import generate
     from fuzzcomp.generators.stats import histogram, render
     seeds = range(args.first, args.first + args.seeds)
     print(render(histogram(seeds), top_ops=args.top or None))
     if args.no_run:
         return 0
-    import warnings
-    from .execute import configure_torch, observe
-    configure_torch()
-    valid = fp64_ok = calls = 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for seed in seeds:
-            obs = observe(generate(seed), eager_only=True)
-            if obs.eager_valid:
-                valid += 1
-                for rec in obs.calls:
-                    calls += 1
-                    fp64_ok += rec.fp64 is not None and rec.fp64.error is None
+    from .execute import eager_validity
+    valid, fp64_ok, calls, _ = eager_validity(seeds)
     print(f"eager-valid: {valid}/{args.seeds} = {100 * valid / args.seeds:.1f}%")
     if calls:
         print(f"fp64 reference ran: {fp64_ok}/{calls} calls of valid cases = {100 * fp64_ok / calls:.1f}%")

@@ -380,3 +380,25 @@ def bisect_inductor(case: Case, target: Verdict, options: ExecOptions = DEFAULT_
     info = getattr(res, "debug_info", None)
     return (f"backend={res.backend} subsystem={res.subsystem} bisect_number={res.bisect_number}"
             + (f" debug_info={info}" if info else ""))
+
+
+def eager_validity(seeds) -> tuple[int, int, int, list]:
+    """Run each seed's case in eager alone: (valid cases, calls whose fp64 run worked, calls of
+    valid cases, [(seed, first eager error)] of the invalid ones). Warnings are the programs'."""
+    import warnings
+    from fuzzcomp.generators import generate
+    configure_torch()
+    valid = fp64_ok = calls = 0
+    errors = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in seeds:
+            obs = observe(generate(seed), eager_only=True)
+            if obs.eager_valid:
+                valid += 1
+                for rec in obs.calls:
+                    calls += 1
+                    fp64_ok += rec.fp64 is not None and rec.fp64.error is None
+            else:
+                errors.append((seed, next(c.eager.error[:2] for c in obs.calls if c.eager.error)))
+    return valid, fp64_ok, calls, errors

@@ -9,7 +9,7 @@ import warnings
 import pytest
 import torch
 
-from fuzzcomp.execute import call_entry, configure_torch, load_program, observe
+from fuzzcomp.execute import call_entry, configure_torch, eager_validity, load_program, observe
 from fuzzcomp.generators import emit, generate
 from fuzzcomp.generators.ir import Assign, Program, TensorType
 from fuzzcomp.generators.registry import REGISTRY, callable_name, distinct_callables
@@ -104,19 +104,7 @@ def test_same_seed_same_bytes():
 
 
 def _valid_rate(seeds):
-    configure_torch()
-    valid, fp64_ok, calls, errors = 0, 0, 0, []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for seed in seeds:
-            obs = observe(generate(seed), eager_only=True)
-            if obs.eager_valid:
-                valid += 1
-                for rec in obs.calls:
-                    calls += 1
-                    fp64_ok += rec.fp64 is not None and rec.fp64.error is None
-            else:
-                errors.append((seed, next(c.eager.error[:2] for c in obs.calls if c.eager.error)))
+    valid, fp64_ok, calls, errors = eager_validity(seeds)
     return valid / len(seeds), fp64_ok / max(calls, 1), errors
 
 

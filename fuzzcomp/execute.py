@@ -300,8 +300,7 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
                 before = now
             stats["replay_graphs_per_call"] = replay
             stats["compile_events"] = sum(1 for g in stats["graphs_per_call"] if g > 0)
-            stats["max_compile_events"] = max_compile_events(
-                case, [runner.inputs(call) for call in case.calls])
+            stats["max_compile_events"] = max_compile_events(case)
     stats.update(_dynamo_reasons())
     stats["strict_precision"] = options.strict_precision
 

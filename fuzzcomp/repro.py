@@ -24,7 +24,7 @@ from fuzzcomp.generators.ir import Case
 from fuzzcomp.oracles import fp64rule
 
 from . import runtime
-from .execute import (DEFAULT_OPTIONS, PERTURB_DRAWS, PERTURB_EPS, call_entry, cast_floor_eps, input_specs,
+from .execute import (PERTURB_DRAWS, PERTURB_EPS, call_entry, cast_floor_eps, input_specs,
                       state_specs)
 from .triage import BucketKey
 
@@ -134,12 +134,10 @@ def _compile_literal(case: Case) -> tuple[str, str]:
 
 def _oracle_settings(case: Case) -> tuple[list, int | None]:
     """What the campaign's oracle used for this case: the grad set and the compile-count bound."""
-    from .execute import _Runner, observe
+    from .execute import observe
     from .recompiles import max_compile_events
     obs = observe(case, eager_only=True)
-    grads = list(obs.stats.get("grad_inputs", []))
-    runner = _Runner(case, DEFAULT_OPTIONS, grads)
-    return grads, max_compile_events(case, [runner.inputs(c) for c in case.calls])
+    return list(obs.stats.get("grad_inputs", [])), max_compile_events(case)
 
 
 def render_repro(case: Case, key: BucketKey, detail: str) -> str:

@@ -15,8 +15,11 @@ its workers and writing the summary and the HTML report.
   the next queued finding (first findings of new buckets first) and comes back.
   Generation never stops for it when ``jobs > 1``.
 - Time: no case starts after the deadline; cases still running get a grace of
-  ``min(30 s, case timeout)``, then are dropped (logged, re-run on resume); a
-  running minimisation is cancelled and keeps what it reduced so far.
+  ``min(30 s, case timeout)``, then are dropped (logged, re-run on resume). A
+  minimisation is cancelled at the deadline, or when it outlives its own
+  allowance (its budget plus one stage ladder and one fresh-process check); it
+  keeps what it reduced so far and writes its repro unverified. So a campaign
+  ends within the grace plus a few seconds of its budget.
 - Stop: the first SIGINT/SIGTERM stops generation, drops cases in flight,
   saves, reports and returns (the CLI then exits 130); a second one interrupts.
 - Resume: ``resume=True`` continues the folder: every case index not yet
@@ -44,7 +47,7 @@ from fuzzcomp.oracles import primary
 from . import __version__
 from .config import ConfigError, RunConfig
 from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job
-from .oracles_glue import crash_verdict
+from .oracles_glue import blames_compiler, crash_verdict, needs_eager_rerun
 from .pipeline import finish_finding
 from .repro import versions
 from .store import Store, StoreError
@@ -133,7 +136,7 @@ class Campaign:
         self._arrivals = 0
         self._jobs: dict[int, tuple[Job, int]] = {}
         self._job_ids = 0
-        self._attribution: dict[int, tuple[str, str]] = {}
+        self._attribution: dict[int, object] = {}  # eager-only job id -> the JobResult it re-checks
         self._t_case: dict[int, tuple[float, float]] = {}  # index -> (generate s, submitted at)
         self._stopping = threading.Event()
         self._minimiser: dict | None = None  # {"thread", "worker", "fid", "t0", "result"}
@@ -213,7 +216,8 @@ class Campaign:
 
     def _job(self, kind: str, case, index: int) -> Job:
         self._job_ids += 1
-        job = Job(self._job_ids, kind, case, self.cfg.case_timeout_s)
+        job = Job(self._job_ids, kind, case, self.cfg.case_timeout_s,
+                  compile_timeout_s=self.cfg.compile_timeout_s, run_timeout_s=self.cfg.run_timeout_s)
         self._jobs[job.id] = (job, index)
         return job
 
@@ -244,15 +248,22 @@ class Campaign:
     def _handle(self, worker: Worker, result) -> None:
         job, index = self._jobs.pop(result.job_id)
         if job.kind == EAGER_ONLY:
-            status, message = self._attribution.pop(job.id)
+            first = self._attribution.pop(job.id)
             valid = result.status == DONE and result.valid
-            if valid:
-                self._record(job.case, [crash_verdict(status, message)], index)
-            self._case_done(job.case, index, valid, status, result.timings)
+            if blames_compiler(first, result):
+                self._record(job.case, [crash_verdict(first.status, first.message)], index)
+            elif valid:  # eager alone was slow too: the program's cost, not the compiler's
+                valid, first.status = False, "slow-program"
+            self._case_done(job.case, index, valid, first.status, result.timings)
+            return
+        if result.status == TIMEOUT and not needs_eager_rerun(result):  # eager itself is too slow
+            self.store.event("worker-restart", worker=worker.index, reason=result.status,
+                             message=result.message, index=index)
+            self._case_done(job.case, index, False, "eager-timeout", result.timings)
             return
         if result.status in (DIED, TIMEOUT):
             follow = self._job(EAGER_ONLY, job.case, index)
-            self._attribution[follow.id] = (result.status, result.message)
+            self._attribution[follow.id] = result
             self.store.event("worker-restart", worker=worker.index, reason=result.status,
                              message=result.message, index=index)
             worker.submit(follow)
@@ -381,6 +392,7 @@ class Campaign:
         pool = list(workers)   # workers not lent to the minimiser
         while True:
             self._reap_minimiser(pool)
+            self._police_minimiser(end)
             generating = self._want_more(end)
             self._maybe_minimise(pool, end, generating)
             for w in pool:
@@ -428,13 +440,22 @@ class Campaign:
         _, _, fid = self.queue.pop(0)
         budget = self.cfg.minimize_budget_s if left is None else max(5.0, min(self.cfg.minimize_budget_s,
                                                                              left - 5))
-        m = {"worker": w, "fid": fid, "t0": now, "result": None}
+        # its allowance: the reduction budget, then one stage ladder and one fresh-process check
+        allowance = budget + 2 * min(self.cfg.case_timeout_s, 120.0)
+        deadline = now + allowance if end is None else min(now + allowance, end)
+        m = {"worker": w, "fid": fid, "t0": now, "result": None, "deadline": deadline,
+             "stop": threading.Event()}
+
+        def should_stop() -> bool:
+            return self._stopping.is_set() or m["stop"].is_set()
 
         def body():
             try:
                 m["result"] = finish_finding(self.store, fid, w, minimize=True, budget_s=budget,
                                              timeout_s=self.cfg.case_timeout_s, verify=True,
-                                             should_stop=self._stopping.is_set)
+                                             should_stop=should_stop, deadline=deadline,
+                                             phase_limits=(self.cfg.compile_timeout_s,
+                                                           self.cfg.run_timeout_s))
             except Exception as e:  # a harness bug must not end the campaign; the finding stays
                 m["result"] = {"id": fid, "error": f"{type(e).__name__}: {e}"}
 
@@ -443,6 +464,19 @@ class Campaign:
         self.store.event("minimize-start", id=fid, worker=w.index, budget_s=round(budget, 1))
         self.progress("minimising", fid=fid)
         m["thread"].start()
+
+    def _police_minimiser(self, end) -> None:
+        """Cancel a minimisation past its deadline (its allowance, or the campaign's budget)."""
+        m = self._minimiser
+        if m is None or m["stop"].is_set():
+            return
+        now = time.monotonic()
+        if now >= m["deadline"] or (end is not None and now >= end):
+            m["stop"].set()
+            m["worker"].cancel()  # a probe in flight returns "cancelled" at once
+            self.store.event("minimize-cancelled", id=m["fid"], after_s=round(now - m["t0"], 1),
+                             reason="campaign budget spent" if end is not None and now >= end
+                             else "minimisation allowance spent")
 
     def _reap_minimiser(self, pool) -> None:
         m = self._minimiser
@@ -465,7 +499,9 @@ class Campaign:
         m["worker"].cancel()
         m["thread"].join(wait_s)
         if m["thread"].is_alive():  # leave it: its finding stays queued (no status.json)
-            self.store.event("minimize-abandoned", id=m["fid"])
+            spent = time.monotonic() - m["t0"]
+            self.minimise_s += spent
+            self.store.event("minimize-abandoned", id=m["fid"], worker_s=round(spent, 1))
             self._minimiser = None
             return
         try:

@@ -92,7 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--minimize-share", type=_positive_float, default=None,
                    help="most of the worker time that minimisation may take (default 0.25)")
     r.add_argument("--case-timeout", type=_positive_float, default=None,
-                   help="seconds before a case counts as hung (default 180)")
+                   help="seconds before a whole case counts as hung (default 300)")
+    r.add_argument("--compile-timeout", type=_positive_float, default=None,
+                   help="seconds any one compilation may take before the case counts as hung (default 150)")
+    r.add_argument("--run-timeout", type=_positive_float, default=None,
+                   help="seconds any one eager or compiled run may take before the case counts as hung "
+                   "(default 60)")
     r.add_argument("--memory-mb", type=_nonneg_int, default=None,
                    help="address-space cap per worker in MB (default 4096 on cpu, none on cuda; 0 = none)")
     r.add_argument("--recycle-every", type=_positive_int, default=None,

@@ -56,7 +56,9 @@ def run_config(args):
                     minimize=not args.no_minimize and fileset.get("minimize", True),
                     minimize_budget_s=pick(args.minimize_budget, "minimize_budget", 120.0),
                     minimize_share=pick(args.minimize_share, "minimize_share", 0.25),
-                    case_timeout_s=pick(args.case_timeout, "case_timeout", 180.0), memory_mb=memory,
+                    case_timeout_s=pick(args.case_timeout, "case_timeout", 300.0),
+                    compile_timeout_s=pick(args.compile_timeout, "compile_timeout", 150.0),
+                    run_timeout_s=pick(args.run_timeout, "run_timeout", 60.0), memory_mb=memory,
                     max_minimize_per_bucket=fileset.get("max_minimize_per_bucket", 2),
                     recycle_every=pick(args.recycle_every, "recycle_every", 200),
                     generator=dict(fileset.get("generator", {})))

@@ -30,7 +30,9 @@ class RunConfig:
     minimize: bool = True
     minimize_share: float = 0.25     # at most this share of worker time goes to minimisation
     minimize_budget_s: float = 120.0 # per finding
-    case_timeout_s: float = 180.0    # one case: eager, fp64, compile and compiled runs together
+    case_timeout_s: float = 300.0    # one case: eager, fp64, compile and compiled runs together
+    compile_timeout_s: float = 150.0 # any one compilation (Dynamo + backend, forward or backward)
+    run_timeout_s: float = 60.0      # any one eager, fp64 or compiled run of one call
     memory_mb: int = 0               # address-space cap per worker; 0 = none
     max_minimize_per_bucket: int = 2
     recycle_every: int = 200         # restart each worker after this many cases
@@ -59,7 +61,7 @@ def validate(cfg: RunConfig) -> RunConfig:
         raise ConfigError(f"--device must be cpu or cuda, got {cfg.device!r}")
     if cfg.mode not in (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
         raise ConfigError(f"unknown --mode {cfg.mode!r}")
-    if cfg.case_timeout_s <= 0 or cfg.minimize_budget_s <= 0:
+    if min(cfg.case_timeout_s, cfg.compile_timeout_s, cfg.run_timeout_s, cfg.minimize_budget_s) <= 0:
         raise ConfigError("timeouts and budgets must be positive")
     if not 0 < cfg.minimize_share < 1:
         raise ConfigError(f"minimize_share must be between 0 and 1, got {cfg.minimize_share}")

@@ -143,6 +143,35 @@ def cast_floor_eps(case: Case) -> float:
     return 0.0
 
 
+#: Phase markers sent while a case runs: "eager" before each eager/fp64/perturbed run, "run" before
+#: each compiled run, "compile" while Dynamo or the backend compiles (forward, or a lazy backward).
+PHASES = ("eager", "compile", "run", "judge")
+_phase_listener = None
+
+
+def set_phase_listener(fn) -> None:
+    """``fn(name)`` is called at each phase change (the worker forwards it to the parent); None = off."""
+    global _phase_listener
+    _phase_listener = fn
+
+
+def _phase(name: str) -> None:
+    if _phase_listener is not None:
+        _phase_listener(name)
+
+
+def _watch_compiles() -> None:
+    """Mark Dynamo's compilations as the "compile" phase (its callbacks; reset() clears them)."""
+    if _phase_listener is None:
+        return
+    try:
+        from torch._dynamo.callback import callback_handler
+    except ImportError:  # an older torch without compile callbacks: the case timeout still holds
+        return
+    callback_handler.register_start_callback(lambda *a: _phase("compile"))
+    callback_handler.register_end_callback(lambda *a: _phase("run"))
+
+
 def _compile(fn, case: Case):
     spec = case.compile
     kwargs = dict(backend=resolve_backend(spec.backend), dynamic=spec.dynamic, fullgraph=spec.fullgraph)
@@ -202,7 +231,8 @@ class _Runner:
         return make_inputs(self.specs, env, seed, device=self.case.compile.device, call_extra=extra,
                            requires_grad=self.grad_names, **kw)
 
-    def run(self, f, call, device=None, **kw):
+    def run(self, f, call, device=None, phase="eager", **kw):
+        _phase(phase)
         return run_scheduled(self.namespace, f, self.specs, self.states, self.case.program.symbols,
                              call_entry(self.case, call), device or self.case.compile.device,
                              requires_grad=self.grad_names, aliases=self.options.aliases,
@@ -281,20 +311,21 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
 def _compiled_pass(fn, case, runner, records, stats, options) -> None:
     import torch._inductor.config as inductor_config
     _reset_dynamo()
+    _watch_compiles()
     patch = {"emulate_precision_casts": True} if options.strict_precision and \
         hasattr(inductor_config, "emulate_precision_casts") else {}
     with inductor_config.patch(patch):
         compiled = _compile(fn, case)
         before = _graph_count()
         for rec, call in zip(records, case.calls):
-            rec.compiled = runner.run(compiled, call)
+            rec.compiled = runner.run(compiled, call, phase="run")
             now = _graph_count()
             stats["graphs_per_call"].append(now - before)
             before = now
         if options.replay and all(r.compiled.error is None for r in records):
             replay = []
             for call in case.calls:
-                runner.run(compiled, call)
+                runner.run(compiled, call, phase="run")
                 now = _graph_count()
                 replay.append(now - before)
                 before = now
@@ -318,11 +349,13 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
     obs = observe(case, options=options)
     if not obs.eager_valid:
         return obs, []
+    _phase("judge")
     verdicts = judge(obs)
     if needs_perturbation(verdicts):
         t0 = time.perf_counter()
         add_perturbed(case, obs, options=options)
         obs.timings["perturbed"] = time.perf_counter() - t0
+        _phase("judge")
         verdicts = judge(obs)
     return obs, verdicts
 

@@ -2,7 +2,9 @@
 
 Contract: the parent sends ``Job``s and receives ``JobResult``s over a pipe;
 both pickle with nothing but the standard library, the IR and the oracles'
-``Verdict``. No tensors cross the pipe, and no stdout is ever scraped.
+``Verdict``. No tensors cross the pipe, and no stdout is ever scraped. While a job runs,
+a local worker also sends ``("phase", name)`` markers (``execute.PHASES``) so
+the parent can hold each compilation and each run to its own timeout.
 """
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ class Job:
     case: Case
     timeout_s: float
     target: Verdict | None = None  # LOCALISE: the finding whose stage is wanted
+    compile_timeout_s: float | None = None  # the most one compilation (Dynamo + backend) may take
+    run_timeout_s: float | None = None      # the most one eager or compiled run of a call may take
 
 
 @dataclass

@@ -21,9 +21,9 @@ from fuzzcomp.generators import Case
 from fuzzcomp.oracles import primary
 
 from .bugreport import render_report
-from .messages import CHECK, DIED, DONE, EAGER_ONLY, LOCALISE, TIMEOUT, Job
+from .messages import CHECK, DONE, EAGER_ONLY, LOCALISE, Job
 from .minimise import minimise
-from .oracles_glue import crash_verdict
+from .oracles_glue import blames_compiler, crash_verdict, needs_eager_rerun
 from .repro import render_repro
 from .srcreduce import run_file
 from .store import Store, case_to_json, write_atomic, write_json
@@ -33,29 +33,44 @@ from .worker import Worker
 _ids = itertools.count(1_000_000)
 
 
-def probe_keys(worker: Worker, case: Case, timeout_s: float) -> tuple[bool, set[BucketKey], list]:
-    """Run one case in isolation: (eager valid?, bucket keys seen, verdicts)."""
-    r = worker.run(Job(next(_ids), CHECK, case, timeout_s))
+def _limit(timeout_s: float, deadline: float | None) -> float:
+    """A job's timeout, cut so that it ends by ``deadline`` (never below 5 s)."""
+    if deadline is None:
+        return timeout_s
+    return max(5.0, min(timeout_s, deadline - time.monotonic()))
+
+
+def probe_keys(worker: Worker, case: Case, timeout_s: float, phase_limits=(None, None),
+               deadline: float | None = None) -> tuple[bool, set[BucketKey], list]:
+    """Run one case in isolation: (eager valid?, bucket keys seen, verdicts).
+
+    ``phase_limits`` = (compile, run) seconds: the worker's per-phase timeouts (see worker.py).
+    """
+    compile_s, run_s = phase_limits
+    r = worker.run(Job(next(_ids), CHECK, case, _limit(timeout_s, deadline), compile_timeout_s=compile_s,
+                       run_timeout_s=run_s))
     if r.status == DONE:
         return r.valid, {bucket_of(v) for v in r.verdicts}, r.verdicts
-    if r.status in (DIED, TIMEOUT):
-        e = worker.run(Job(next(_ids), EAGER_ONLY, case, timeout_s))
-        if e.status == DONE and e.valid:
+    if needs_eager_rerun(r):
+        e = worker.run(Job(next(_ids), EAGER_ONLY, case, _limit(timeout_s, deadline), run_timeout_s=run_s))
+        if blames_compiler(r, e):
             v = crash_verdict(r.status, r.message)
             return True, {bucket_of(v)}, [v]
     return False, set(), []
 
 
-def localise_stage(worker: Worker, case: Case, target, timeout_s: float) -> dict | None:
+def localise_stage(worker: Worker, case: Case, target, timeout_s: float,
+                   deadline: float | None = None) -> dict | None:
     """Re-run a minimised finding on eager, aot_eager, aot_eager_decomp_partition, inductor (in
     the worker); the first rung that shows the symptom names the stage. None if it cannot tell."""
-    r = worker.run(Job(next(_ids), LOCALISE, case, timeout_s * 4, target=target))
+    r = worker.run(Job(next(_ids), LOCALISE, case, _limit(timeout_s * 4, deadline), target=target))
     if r.status != DONE or not isinstance(r.stats, dict) or "stage" not in r.stats:
         return None
     return {"stage": r.stats["stage"], "rung": r.stats.get("rung"), "rungs": r.stats.get("rungs", {})}
 
 
-def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float):
+def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float, phase_limits=(None, None),
+                    deadline: float | None = None):
     """Still the same bug: eager valid, and ``key`` is the primary (most severe) verdict's bucket.
 
     Requiring the primary one, not just any verdict, keeps a candidate from trading the bug for
@@ -63,18 +78,28 @@ def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float):
     print the output's line first in its repro).
     """
     def is_interesting(case: Case) -> bool:
-        valid, _, verdicts = probe_keys(worker, case, timeout_s)
+        valid, _, verdicts = probe_keys(worker, case, timeout_s, phase_limits, deadline)
         return valid and bool(verdicts) and bucket_of(primary(verdicts)) == key
     return is_interesting
 
 
-def run_repro(path, timeout_s: float = 600.0) -> tuple[int | None, str]:
+def run_repro(path, timeout_s: float = 600.0, should_stop=None) -> tuple[int | None, str]:
     """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line)."""
-    return run_file(Path(path), timeout_s)
+    return run_file(Path(path), timeout_s, should_stop=should_stop)
 
 
 def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,
-                   timeout_s: float, verify: bool = True, should_stop=lambda: False) -> dict:
+                   timeout_s: float, verify: bool = True, should_stop=lambda: False,
+                   phase_limits=(None, None), deadline: float | None = None) -> dict:
+    """Minimise (within ``budget_s``), localise, write the repro and report, verify in a fresh process.
+
+    ``deadline`` (monotonic) bounds the whole: every probe's timeout is cut to it, and once
+    ``should_stop()`` holds or the deadline has passed, the stage ladder and the fresh-process check
+    are skipped (``status.json`` says so) rather than run late; the repro is still written.
+    """
+    def late() -> bool:
+        return should_stop() or (deadline is not None and time.monotonic() >= deadline)
+
     data = store.finding(fid)
     case, key = data["case_obj"], data["bucket_obj"]
     detail = data["verdict_objs"][0].detail
@@ -84,9 +109,11 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         minimize = False  # a known bug: its first finding here was minimised already
     if minimize and worker is not None:
         t0 = time.monotonic()
-        small, stats = minimise(case, probe_predicate(worker, key, timeout_s), budget_s,
-                                should_stop=should_stop)
-        _, _, verdicts = probe_keys(worker, small, timeout_s)
+        if deadline is not None:
+            budget_s = max(1.0, min(budget_s, deadline - time.monotonic()))
+        small, stats = minimise(case, probe_predicate(worker, key, timeout_s, phase_limits, deadline),
+                                budget_s, should_stop=late)
+        verdicts = [] if late() else probe_keys(worker, small, timeout_s, phase_limits, deadline)[2]
         same = [v for v in verdicts if bucket_of(v) == key]
         if same:
             detail = same[0].detail
@@ -95,8 +122,8 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
         case = small
         target = same[0] if same else data["verdict_objs"][0]
-        if case.compile.backend == "inductor" and key.stage in ("unknown", "runtime"):
-            ladder = localise_stage(worker, case, target, timeout_s)
+        if case.compile.backend == "inductor" and key.stage in ("unknown", "runtime") and not late():
+            ladder = localise_stage(worker, case, target, timeout_s, deadline)
             if ladder:
                 info["stage_ladder"] = ladder
                 detail = f"[stage by backend ladder: {ladder['stage']}] {detail}"
@@ -106,8 +133,13 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["known"] = known.issue if known.issue not in (None, "none") else known.source
     repro = store.path(fid, "repro.py")
     write_atomic(repro, render_repro(case, key, detail))
-    if verify:
-        code, last = run_repro(repro, timeout_s=max(timeout_s, 60))
+    if verify and late():
+        info["confirmed"] = None
+        info["repro_says"] = "not checked in a fresh process: the time budget ran out " \
+                             f"(run `python {repro}`)"
+    elif verify:
+        check_s = _limit(max(timeout_s, 60), deadline) if deadline is not None else max(timeout_s, 60)
+        code, last = run_repro(repro, timeout_s=check_s, should_stop=should_stop)
         info["repro_exit"] = code
         info["repro_says"] = last
         info["confirmed"] = code == 1

@@ -91,6 +91,14 @@ def hang(gm: torch.fx.GraphModule, example_inputs):
         time.sleep(3600)
 
 
+def hang_at_run(gm: torch.fx.GraphModule, example_inputs):
+    """Compiles at once; the compiled code never returns (a kernel stuck in a loop)."""
+    def run(*args):
+        while True:
+            time.sleep(3600)
+    return run
+
+
 def abort(gm: torch.fx.GraphModule, example_inputs):
     """Kills the process during compilation, as a segfaulting codegen would."""
     os.abort()

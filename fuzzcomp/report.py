@@ -55,7 +55,7 @@ def summarise(store: Store) -> dict:
                 in_jobs += sum(timings.get(k, 0.0) for k in EXECUTE_PHASES)
                 phase["worker other (judge, IPC)"] += max(0.0, timings["job"] - sum(
                     timings.get(k, 0.0) for k in EXECUTE_PHASES))
-        elif kind == "minimized":
+        elif kind in ("minimized", "minimize-abandoned"):
             phase["minimise"] += float(ev.get("worker_s", ev.get("minimize_s", 0)) or 0)
         elif kind == "dropped":
             dropped += 1

@@ -13,7 +13,8 @@ Supported keys (the file's names match the command-line flags)::
     jobs = 2                  backend = "inductor"     device = "cpu"
     mode = "default"          seed = 0                 out = "reports/nightly"
     hours = 2.0  / minutes = 30.0  / cases = 1000
-    case_timeout = 180.0      # seconds per case (eager + fp64 + compile + compiled runs)
+    case_timeout = 300.0      # seconds per case (eager + fp64 + compile + compiled runs)
+    compile_timeout = 150.0   # seconds per compilation     run_timeout = 60.0  # seconds per run
     minimize = true           minimize_budget = 120.0  minimize_share = 0.25
     max_minimize_per_bucket = 2
     memory_mb = 4096          recycle_every = 200
@@ -43,6 +44,7 @@ _NUM = (int, float)
 KEYS: dict[str, tuple] = {
     "jobs": (int,), "backend": (str,), "device": (str,), "mode": (str,), "seed": (int,), "out": (str,),
     "hours": _NUM, "minutes": _NUM, "cases": (int,), "case_timeout": _NUM,
+    "compile_timeout": _NUM, "run_timeout": _NUM,
     "minimize": (bool,), "minimize_budget": _NUM, "minimize_share": _NUM,
     "max_minimize_per_bucket": (int,), "memory_mb": (int,), "recycle_every": (int,),
     "generator": (dict,),

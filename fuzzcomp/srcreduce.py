@@ -23,6 +23,7 @@ import argparse
 import ast
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,22 +46,49 @@ def bug_signature(line: str, words: int = WORDS) -> str:
     return " ".join(masked.split()[:words])
 
 
-def run_file(path: Path, timeout_s: float, search_path: Path | None = None) -> tuple[int | None, str]:
-    """(exit code or None on timeout, the last BUG line or last output line)."""
+def run_file(path: Path, timeout_s: float, search_path: Path | None = None,
+             should_stop=None) -> tuple[int | None, str]:
+    """(exit code or None on timeout or stop, the last BUG line or last output line).
+
+    ``should_stop()``, polled twice a second, kills the run at once (a campaign ending).
+    """
     path = Path(path).resolve()  # it runs from its own folder: a relative path would not resolve there
     env = dict(os.environ)
     if search_path is not None:  # a custom backend module beside the user's file stays importable
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(search_path), env.get("PYTHONPATH")]))
-    try:
-        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                           timeout=timeout_s, env=env, cwd=str(search_path or Path(path).parent),
-                           start_new_session=True)  # a terminal's Ctrl-C must not fake "not reproduced"
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout_s:g} s"
-    out = p.stdout.splitlines()
-    bugs = [line for line in out if line.startswith("BUG:")]
-    tail = bugs or out or p.stderr.splitlines() or [""]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen([sys.executable, str(path)], stdout=out, stderr=err, text=True, env=env,
+                             cwd=str(search_path or Path(path).parent),
+                             start_new_session=True)  # a terminal's Ctrl-C must not fake "not reproduced"
+        end = time.monotonic() + timeout_s
+        why = None
+        while p.poll() is None:
+            if time.monotonic() >= end:
+                why = f"timed out after {timeout_s:g} s"
+            elif should_stop is not None and should_stop():
+                why = "stopped: the campaign is ending"
+            if why:
+                _kill_group(p)
+                return None, why
+            try:
+                p.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    lines = stdout.splitlines()
+    bugs = [line for line in lines if line.startswith("BUG:")]
+    tail = bugs or lines or stderr.splitlines() or [""]
     return p.returncode, tail[-1][:300]
+
+
+def _kill_group(p: subprocess.Popen) -> None:
+    try:
+        os.killpg(p.pid, signal.SIGKILL)  # the repro and the C++ compilers it started
+    except (ProcessLookupError, PermissionError):
+        p.kill()
+    p.wait()
 
 
 def is_interesting(path: Path, expect: str, timeout_s: float = 300.0,

@@ -4,7 +4,10 @@ Contract: a ``Worker`` owns one spawned process with torch imported once. The
 parent ``submit``s one Job at a time and later ``collect``s its JobResult. A
 worker that dies (segfault, abort, OOM kill) or outlives its job's timeout is
 killed and restarted, and the job's result says ``died`` or ``timeout``: a
-crash inside torch never reaches the campaign. Workers are recycled every
+crash inside torch never reaches the campaign. Three clocks decide
+``timeout``: the job's whole ``timeout_s``, and, from the worker's phase
+markers, ``compile_timeout_s`` for any one compilation and ``run_timeout_s``
+for any one eager or compiled run (the result's message names the phase). Workers are recycled every
 ``recycle_every`` jobs to bound memory growth. ``run`` is the synchronous form;
 ``cancel`` (from another thread) makes a pending ``run`` return ``cancelled``
 at once and kills the process.
@@ -100,8 +103,9 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
     _limit_memory(settings.memory_mb)
     import torch
     torch.set_num_threads(settings.threads)
-    from .execute import check, configure_torch, observe
+    from .execute import check, configure_torch, observe, set_phase_listener
     configure_torch()
+    set_phase_listener(lambda name: conn.send(("phase", name)))
     conn.send("ready")
     while True:
         try:
@@ -143,6 +147,8 @@ class Worker:
         self.failed_starts = 0
         self.cache_dir: str | None = None
         self._cancel = threading.Event()
+        self.phase: str | None = None   # the running job's current phase, from the worker's markers
+        self.phase_since = 0.0
 
     # ---- lifecycle --------------------------------------------------------------
     def start(self) -> None:
@@ -244,27 +250,64 @@ class Worker:
             self.restart()
             self._await_ready()
         self.job = job
-        self.started_at = time.monotonic()
+        self.started_at = self.phase_since = time.monotonic()
+        self.phase = None
         self.conn.send(job)
 
     def waitables(self) -> list:
         return [self.conn, self.proc.sentinel] if self.proc is not None else []
 
     def overdue(self) -> bool:
-        return self.job is not None and time.monotonic() - self.started_at > self.job.timeout_s
+        return self.overdue_reason() is not None
+
+    def overdue_reason(self) -> str | None:
+        """Why the running job has run out of time, or None while it has time left."""
+        limit = self._overdue()
+        return None if limit is None else limit[0]
+
+    def _overdue(self) -> tuple[str, dict] | None:
+        """(why, {"phase": ..., "limit": seconds}) once the running job is out of time."""
+        job = self.job
+        if job is None:
+            return None
+        now = time.monotonic()
+        if now - self.started_at > job.timeout_s:
+            return f"no answer within {job.timeout_s:g} s", {"phase": self.phase, "limit": None}
+        limit = getattr(job, "compile_timeout_s", None) if self.phase == "compile" else \
+            getattr(job, "run_timeout_s", None) if self.phase in ("eager", "run") else None
+        if limit is not None and now - self.phase_since > limit:
+            what = "a compilation" if self.phase == "compile" else \
+                "an eager run" if self.phase == "eager" else "a compiled run"
+            return f"{what} took longer than {limit:g} s", {"phase": self.phase, "limit": limit}
+        return None
+
+    def _receive(self):
+        """The next message that is not a phase marker (None if none is waiting)."""
+        while self.conn.poll():
+            msg = self.conn.recv()
+            if isinstance(msg, tuple) and len(msg) == 2 and msg[0] == "phase":
+                self.phase, self.phase_since = msg[1], time.monotonic()
+                continue
+            return msg
+        return None
 
     def collect(self, force_timeout: bool = False) -> JobResult | None:
         """The finished job's result, or None while it is still running."""
         job = self.job
         if job is None:
             return None
-        if force_timeout or self.overdue():
+        try:
+            result = self._receive()
+        except (EOFError, OSError):
+            result = None
+        if result is None and (force_timeout or self.overdue()):
+            why, where = self._overdue() or (f"no answer within {job.timeout_s:g} s",
+                                             {"phase": self.phase, "limit": None})
             self.restart()
             self.job = None
-            return JobResult(job.id, TIMEOUT, message=f"no answer within {job.timeout_s:g} s")
+            return JobResult(job.id, TIMEOUT, stats=where, message=why)
         try:
-            if self.conn.poll():
-                result = self.conn.recv()
+            if result is not None:
                 self.job = None
                 self.jobs_done += 1
                 if self.jobs_done >= self.settings.recycle_every:

@@ -322,3 +322,48 @@ def test_worker_gets_a_private_cache_dir_that_is_removed(tmp_path):
     finally:
         os.environ.clear()
         os.environ.update(env)
+
+
+@pytest.mark.parametrize("backend,limits,says", [
+    ("fuzzcomp.planted:hang", dict(compile_timeout_s=3.0), "a compilation took longer than 3 s"),
+    ("fuzzcomp.planted:hang_at_run", dict(run_timeout_s=3.0), "a compiled run took longer than 3 s"),
+])
+def test_compile_and_run_have_their_own_timeouts(tmp_path, backend, limits, says):
+    """A stuck compilation or a stuck compiled run is cut by its own limit, long before the
+    case's (600 s here), and the finding says which phase hung."""
+    t0 = time.monotonic()
+    s = Campaign(cfg(tmp_path / "c", backend=backend, cases=1, case_timeout_s=600.0, **limits)).run()
+    assert time.monotonic() - t0 < 120
+    assert s["findings"] == 1
+    (b,) = s["buckets"].values()
+    assert b["symptom"] == "hang"
+    f = Store(tmp_path / "c").finding(b["findings"][0])
+    assert says in f["verdicts"][0]["detail"]
+
+
+def test_eager_run_timeout_is_no_finding(tmp_path):
+    """A run slower than the run limit on a correct backend is the program's cost, not the
+    compiler's: whichever run the parent catches over the limit (eager, compiled, or the eager-only
+    re-run), the case is never a hang finding."""
+    s = Campaign(cfg(tmp_path / "c", backend="eager", cases=3, run_timeout_s=1e-6)).run()
+    assert s["findings"] == 0 and s["cases"] == 3
+
+
+def test_minimisation_is_cut_at_the_campaign_deadline(tmp_path):
+    """A minimisation that would outlast the budget (a 600 s reduction budget, a 45 s campaign)
+    is cancelled at the deadline: the campaign ends within its grace, the repro is still written,
+    and status.json says it was not checked in a fresh process."""
+    out = tmp_path / "c"
+    c = RunConfig(out=str(out), seconds=45.0, jobs=1, backend="fuzzcomp.planted:hang_at_run",
+                  minimize=True, minimize_budget_s=600.0, minimize_share=0.9, case_timeout_s=600.0,
+                  run_timeout_s=4.0, seed=3)
+    t0 = time.monotonic()
+    s = Campaign(c).run()
+    took = time.monotonic() - t0
+    assert took < 45 + 30 + 15, took
+    ev = events(out)
+    assert any(e["event"] == "minimize-start" for e in ev)
+    assert any(e["event"] == "minimize-cancelled" for e in ev), [e["event"] for e in ev]
+    reaped = [e for e in ev if e["event"] in ("minimized", "minimize-abandoned")]
+    assert reaped and all("worker_s" in e for e in reaped)
+    assert s["phase_s"].get("minimise", 0) > 0

@@ -283,9 +283,10 @@ class Campaign:
             self.store.event("harness-error", seed=job.case.seed, index=index, message=result.message)
         if result.status == DONE and result.verdicts:
             self._record(job.case, result.verdicts, index)
-        self._case_done(job.case, index, result.valid, result.status, result.timings)
+        why = (result.stats or {}).get("eager_error") if result.status == DONE and not result.valid else None
+        self._case_done(job.case, index, result.valid, result.status, result.timings, why)
 
-    def _case_done(self, case, index, valid, status, timings) -> None:
+    def _case_done(self, case, index, valid, status, timings, why: str | None = None) -> None:
         timings = dict(timings or {})
         if index in self._t_case:
             gen_s, submitted = self._t_case.pop(index)
@@ -296,7 +297,8 @@ class Campaign:
         self.counts["valid"] += bool(valid)
         self.store.event("case", index=index, seed=case.seed, valid=bool(valid), status=status,
                          timings={k: round(v, 4) for k, v in timings.items()},
-                         ops=op_names(case.program), features=case_features(case))
+                         ops=op_names(case.program), features=case_features(case),
+                         **({"eager_error": why} if why else {}))
         self.progress("case", counts=self.counts)
 
     def _drop_in_flight(self, workers, why: str) -> None:
@@ -354,6 +356,11 @@ class Campaign:
             self._end_minimiser(workers, wait_s=STOP_JOIN_S)
             for w in workers:
                 w.stop()
+            try:
+                self.store.event("workers", startup_s=round(sum(getattr(w, "startup_s", 0.0) for w in workers), 1),
+                                 restarts=sum(getattr(w, "restarts", 0) for w in workers))
+            except OSError:
+                pass
             self.engine.close()  # issue 9
             for s, h in old_handlers.items():
                 signal.signal(s, h)

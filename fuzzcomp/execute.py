@@ -160,16 +160,34 @@ def _phase(name: str) -> None:
         _phase_listener(name)
 
 
-def _watch_compiles() -> None:
-    """Mark Dynamo's compilations as the "compile" phase (its callbacks; reset() clears them)."""
-    if _phase_listener is None:
-        return
+class _CompileClock:
+    """Seconds spent inside Dynamo's compilations (forward, and AOTAutograd's lazy backward)."""
+
+    def __init__(self):
+        self.total, self._since = 0.0, None
+
+    def start(self, *_):
+        self._since = time.perf_counter()
+        _phase("compile")
+
+    def end(self, *_):
+        if self._since is not None:
+            self.total += time.perf_counter() - self._since
+            self._since = None
+        _phase("run")
+
+
+def _watch_compiles() -> _CompileClock | None:
+    """Time Dynamo's compilations and mark them as the "compile" phase (through its compile
+    callbacks, which ``torch._dynamo.reset()`` clears, so this runs after each reset)."""
     try:
         from torch._dynamo.callback import callback_handler
-    except ImportError:  # an older torch without compile callbacks: the case timeout still holds
-        return
-    callback_handler.register_start_callback(lambda *a: _phase("compile"))
-    callback_handler.register_end_callback(lambda *a: _phase("run"))
+    except ImportError:  # a torch without compile callbacks: compile and run stay one figure
+        return None
+    clock = _CompileClock()
+    callback_handler.register_start_callback(clock.start)
+    callback_handler.register_end_callback(clock.end)
+    return clock
 
 
 def _compile(fn, case: Case):
@@ -305,13 +323,16 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
         t0 = time.perf_counter()
         _compiled_pass(fn, case, runner, records, stats, options)
         timings["compiled"] = time.perf_counter() - t0
+        if "compile_s" in stats:  # split: compilation, and the compiled runs (with their backward)
+            timings["compile"] = min(stats.pop("compile_s"), timings["compiled"])
+            timings["compiled run"] = timings.pop("compiled") - timings["compile"]
     return Observation(case.compile.backend, records, stats, timings)
 
 
 def _compiled_pass(fn, case, runner, records, stats, options) -> None:
     import torch._inductor.config as inductor_config
     _reset_dynamo()
-    _watch_compiles()
+    clock = _watch_compiles()
     patch = {"emulate_precision_casts": True} if options.strict_precision and \
         hasattr(inductor_config, "emulate_precision_casts") else {}
     with inductor_config.patch(patch):
@@ -334,6 +355,8 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
             stats["max_compile_events"] = max_compile_events(case)
     stats.update(_dynamo_reasons())
     stats["strict_precision"] = options.strict_precision
+    if clock is not None:
+        stats["compile_s"] = clock.total
 
 
 def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
@@ -347,7 +370,9 @@ def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
 def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
     """Execute then judge; perturbed eager runs are added only when they could clear a mismatch."""
     obs = observe(case, options=options)
-    if not obs.eager_valid:
+    if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
+        err = next(c.eager.error for c in obs.calls if c.eager.error is not None)
+        obs.stats["eager_error"] = f"{err[0]}: {err[1]}"[:200]
         return obs, []
     _phase("judge")
     verdicts = judge(obs)

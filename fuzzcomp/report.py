@@ -15,7 +15,9 @@ from collections import Counter, defaultdict
 from .store import Store, StoreError, write_atomic, write_json
 
 
-EXECUTE_PHASES = ("eager", "compiled", "perturbed")  # torch compile + execute, inside a worker
+#: torch compile + execute, inside a worker ("compiled" = compile + compiled run, from logs made
+#: before the two were timed apart)
+EXECUTE_PHASES = ("eager", "compile", "compiled run", "compiled", "perturbed")
 
 
 def summarise(store: Store) -> dict:
@@ -57,6 +59,8 @@ def summarise(store: Store) -> dict:
                     timings.get(k, 0.0) for k in EXECUTE_PHASES))
         elif kind in ("minimized", "minimize-abandoned"):
             phase["minimise"] += float(ev.get("worker_s", ev.get("minimize_s", 0)) or 0)
+        elif kind == "workers":
+            phase["worker start-up"] += float(ev.get("startup_s", 0) or 0)
         elif kind == "dropped":
             dropped += 1
         elif kind == "stop":

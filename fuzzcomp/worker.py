@@ -147,6 +147,8 @@ class Worker:
         self.failed_starts = 0
         self.cache_dir: str | None = None
         self._cancel = threading.Event()
+        self.startup_s = 0.0            # seconds spent starting processes (spawn + import torch)
+        self._spawned_at = None
         self.phase: str | None = None   # the running job's current phase, from the worker's markers
         self.phase_since = 0.0
 
@@ -164,6 +166,7 @@ class Worker:
             settings = dataclasses.replace(settings, gpu=self.index % settings.gpus)
         self.proc = self._ctx.Process(target=worker_main, args=(child, settings, cache),
                                       name=f"fuzzcomp-worker-{self.index}", daemon=True)
+        self._spawned_at = time.monotonic()
         self.proc.start()
         child.close()
         self.conn = parent
@@ -180,6 +183,7 @@ class Worker:
             if self.conn.poll():
                 self._ready = self.conn.recv() == "ready"
                 self.failed_starts = 0
+                self._started()
                 return self._ready
         except (EOFError, OSError):
             pass
@@ -197,9 +201,15 @@ class Worker:
         if self.conn.poll(timeout):
             try:
                 self._ready = self.conn.recv() == "ready"
+                self._started()
             except (EOFError, OSError):
                 self._ready = False
         return self._ready
+
+    def _started(self) -> None:
+        if self._spawned_at is not None:
+            self.startup_s += time.monotonic() - self._spawned_at
+            self._spawned_at = None
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.is_alive():

@@ -139,10 +139,13 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                              f"(run `python {repro}`)"
     elif verify:
         check_s = _limit(max(timeout_s, 60), deadline) if deadline is not None else max(timeout_s, 60)
-        code, last = run_repro(repro, timeout_s=check_s, should_stop=should_stop)
+        code, last = run_repro(repro, timeout_s=check_s, should_stop=late)
         info["repro_exit"] = code
         info["repro_says"] = last
         info["confirmed"] = code == 1
+        if code is None and late():  # cut short by the campaign's end: unknown, not "not reproduced"
+            info["confirmed"] = None
+            info["repro_says"] = f"not checked in a fresh process: the time budget ran out (run `python {repro}`)"
     write_atomic(store.path(fid, "report.md"),
                  render_report(case, key, detail, repro.read_text(), info.get("repro_says")))
     write_json(store.path(fid, "status.json"), info)

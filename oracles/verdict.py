@@ -49,7 +49,12 @@ def error_signature(type_name: str, message: str) -> str:
     text = message.split(" | ")[0]
     text = re.sub(r"0x[0-9a-fA-F]+", "ADDR", text)
     text = re.sub(r"/[^\s:'\"]+", "PATH", text)
+    # a tensor's type and shape in autograd's messages ("[torch.cuda.HalfTensor [3, 4]]",
+    # "[CUDABFloat16Type [2]]") and the graph's placeholder sets name the program, not the bug
+    text = re.sub(r"\[(?:torch\.[\w.]*Tensor|\w+Type)\s*\[[^\]]*\]\]", "[TENSOR]", text)
+    text = re.sub(r"\{[^{}]*\}", "{...}", text)
     text = re.sub(r"\d+", "N", text)
+    text = re.sub(r"(?<=[A-Za-z_])_N\b", "", text)  # generated node names: permute_1, copy__2
     text = re.sub(r"\s+", " ", text).strip()
     return f"{type_name}: {text[:120]}"
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=runtime-crash-runtime-5ce85257 dedup=runtime-crash-runtime-5ce85257:Tensor.div_ symptom=runtime-crash device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=runtime-crash-runtime-e0889559 dedup=runtime-crash-runtime-e0889559:Tensor.div_ symptom=runtime-crash device=cpu issue=none
 """fuzzcomp repro: runtime-crash at stage runtime.
 
 compiled raised RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [1, 1]], which is output 0 of torch::autograd::CopyBackwards, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute it
 
 fuzzcomp 0.1.0 (generator 0.3) | torch 2.13.0+cpu (git cf30153c4c13)
 Python 3.11.7 | Linux-6.18.44-fc-v595-x86_64-with-glibc2.36
-seed: 2026006160 | bucket: runtime-crash-runtime-5ce85257 (RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [N, N)
+seed: 2026006160 | bucket: runtime-crash-runtime-e0889559 (RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [N, N)
 
 Run `python THIS_FILE.py`: exit 1 while the bug shows, 0 once it is fixed.
 Judged like PyTorch's fuzzer reports: fp64 reference, fallback_random, RNG reset

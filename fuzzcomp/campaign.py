@@ -447,10 +447,12 @@ class Campaign:
         _, _, fid = self.queue.pop(0)
         budget = self.cfg.minimize_budget_s if left is None else max(5.0, min(self.cfg.minimize_budget_s,
                                                                              left - 5))
-        # its allowance: the reduction budget, then one stage ladder and one fresh-process check
-        allowance = budget + 2 * min(self.cfg.case_timeout_s, 120.0)
-        deadline = now + allowance if end is None else min(now + allowance, end)
-        m = {"worker": w, "fid": fid, "t0": now, "result": None, "deadline": deadline,
+        # reduction budget plus one stage ladder; then one fresh-process check with its own timeout
+        deadline = now + budget + min(self.cfg.case_timeout_s, 120.0)
+        police = deadline + max(self.cfg.case_timeout_s, 60.0) + 15.0
+        if end is not None:
+            deadline, police = min(deadline, end), min(police, end)
+        m = {"worker": w, "fid": fid, "t0": now, "result": None, "deadline": police,
              "stop": threading.Event()}
 
         def should_stop() -> bool:

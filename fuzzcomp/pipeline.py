@@ -93,9 +93,11 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                    phase_limits=(None, None), deadline: float | None = None) -> dict:
     """Minimise (within ``budget_s``), localise, write the repro and report, verify in a fresh process.
 
-    ``deadline`` (monotonic) bounds the whole: every probe's timeout is cut to it, and once
-    ``should_stop()`` holds or the deadline has passed, the stage ladder and the fresh-process check
-    are skipped (``status.json`` says so) rather than run late; the repro is still written.
+    ``deadline`` (monotonic) bounds the reduction and the stage ladder: every probe's timeout is cut
+    to it, and the ladder is skipped once it has passed. The fresh-process check then runs with its
+    own full timeout; only ``should_stop()`` (the campaign ending) skips or cuts it, and then
+    ``status.json`` says "not checked" (confirmed None), never "not reproduced". The repro is
+    always written.
     """
     def late() -> bool:
         return should_stop() or (deadline is not None and time.monotonic() >= deadline)
@@ -133,19 +135,19 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["known"] = known.issue if known.issue not in (None, "none") else known.source
     repro = store.path(fid, "repro.py")
     write_atomic(repro, render_repro(case, key, detail))
-    if verify and late():
+    unchecked = f"not checked in a fresh process: the campaign's time ran out (run `python {repro}`)"
+    if verify and should_stop():
         info["confirmed"] = None
-        info["repro_says"] = "not checked in a fresh process: the time budget ran out " \
-                             f"(run `python {repro}`)"
-    elif verify:
-        check_s = _limit(max(timeout_s, 60), deadline) if deadline is not None else max(timeout_s, 60)
-        code, last = run_repro(repro, timeout_s=check_s, should_stop=late)
+        info["repro_says"] = unchecked
+    elif verify:  # its own full timeout: cut only by the campaign stopping, never by the reduce deadline
+        code, last = run_repro(repro, timeout_s=max(timeout_s, 60), should_stop=should_stop)
         info["repro_exit"] = code
         info["repro_says"] = last
-        info["confirmed"] = code == 1
-        if code is None and late():  # cut short by the campaign's end: unknown, not "not reproduced"
+        # confirmed = the file ran and printed its BUG line (a broken file also exits 1)
+        info["confirmed"] = code == 1 and last.startswith("BUG:")
+        if code is None and should_stop():  # cut short: unknown, not "not reproduced"
             info["confirmed"] = None
-            info["repro_says"] = f"not checked in a fresh process: the time budget ran out (run `python {repro}`)"
+            info["repro_says"] = unchecked
     write_atomic(store.path(fid, "report.md"),
                  render_report(case, key, detail, repro.read_text(), info.get("repro_says")))
     write_json(store.path(fid, "status.json"), info)

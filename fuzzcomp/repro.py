@@ -147,7 +147,7 @@ def render_repro(case: Case, key: BucketKey, detail: str) -> str:
     grads, max_events = _oracle_settings(case)
     p = case.program
     imp, compile_lit = _compile_literal(case)
-    inputs = ",\n    ".join(repr(spec) for spec in input_specs(case))
+    inputs = "".join(f"\n    {spec!r}," for spec in input_specs(case))
     state = "".join(f"\n    {spec!r}," for spec in state_specs(case))
     calls = ",\n    ".join(repr(call_entry(case, c)) for c in case.calls)
     header = f'''#!/usr/bin/env python3
@@ -174,8 +174,7 @@ torch._inductor.config.fallback_random = True
     body = f'''
 
 # (name, shape: ints or symbolic sizes, dtype, memory layout[, kind info])
-INPUTS = [
-    {inputs},
+INPUTS = [{inputs}
 ]
 # module parameters/buffers and tensor globals, loaded with seeded values before each call
 STATE = [{state}

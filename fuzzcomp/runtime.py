@@ -145,9 +145,11 @@ def load_state(namespace, state_specs, sizes, seed, call_extra=None, device="cpu
             continue
         target = _resolve(namespace, path)
         with torch.no_grad():
-            if target.dtype == t.dtype and target.shape == t.shape:
+            if target.dtype == t.dtype and target.shape == t.shape and target.device == t.device:
                 target.copy_(t)
-            else:
+            else:  # first load: the module was built on the CPU, its state moves to the device here
+                if target.grad is not None and target.grad.device != t.device:
+                    target.grad = None
                 target.data = t
     for name, value in (call_extra or {}).get("globals", ()):
         namespace[name] = value

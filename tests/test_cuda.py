@@ -61,3 +61,21 @@ def test_cuda_modes_run_on_inductor(tmp_path, mode):
     s = _campaign(tmp_path, "--cases", "10", "--jobs", "4", "--backend", "inductor", "--mode", mode,
                   "--minimize-budget", "60")
     assert s["cases"] == 10 and s["valid_rate"] >= 0.9 and s["harness_errors"] == 0
+
+
+@needs_cuda
+def test_module_state_moves_to_the_device():
+    """Module parameters are built on the CPU when the program's source runs; loading the call's
+    seeded state must move them to the GPU even when dtype and shape already match (it once
+    copied CUDA values into CPU parameters, so eager mixed devices: invalid cases and false
+    "gradient device" crashes)."""
+    from fuzzcomp.runtime import load_state
+    model = torch.nn.Linear(3, 2)
+    model.weight.grad = torch.ones(2, 3)
+    ns = {"MODEL": model}
+    specs = [("MODEL.weight", (2, 3), "float32", "param"), ("MODEL.bias", (2,), "float32", "param")]
+    load_state(ns, specs, {}, 0, device="cuda")
+    assert model.weight.device.type == "cuda" and model.bias.device.type == "cuda"
+    assert model.weight.grad is None
+    load_state(ns, specs, {}, 1, device="cuda")  # later calls copy in place, on the device
+    assert model.weight.device.type == "cuda"

@@ -147,3 +147,23 @@ def test_source_reduction_refuses_a_file_without_a_bug(tmp_path):
     path.write_text("def fn(a):\n    return (a,)\nprint('OK')\n")
     with pytest.raises(SourceReduceError, match="does not show a bug"):
         reduce_source(path, budget_s=10, timeout_s=30)
+
+
+def test_program_without_inputs_renders_valid_python_and_runs(tmp_path):
+    """A minimised module program that lost all its inputs (found on CUDA) once rendered
+    ``INPUTS = [ , ]``, a SyntaxError that still exited 1 and was counted as confirmed. Here it is
+    rendered for the CPU: it must parse, run, and say OK or BUG, never crash."""
+    import json
+    from pathlib import Path
+
+    from fuzzcomp.store import case_from_json
+    case = case_from_json(json.loads((Path(__file__).parent / "data" / "module_no_inputs_case.json").read_text()))
+    case = case.with_compile(device="cpu")
+    assert not case.program.inputs and case.program.module is not None
+    text = render_repro(case, BucketKey("numeric", "unknown", "output values"), "test")
+    ast.parse(text)
+    path = tmp_path / "repro.py"
+    path.write_text(text)
+    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    last = (p.stdout.strip().splitlines() or [""])[-1]
+    assert p.returncode in (0, 1) and (last.startswith("OK") or last.startswith("BUG")), p.stderr[-2000:]

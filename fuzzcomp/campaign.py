@@ -119,10 +119,8 @@ def _is_oom(text: str) -> bool:
 class Campaign:
     def __init__(self, cfg: RunConfig, progress=None, resume: bool = False):
         self.cfg = cfg
-        gen = dict(cfg.generator)
-        if cfg.device == "cuda":
-            gen.setdefault("half_weight", 3.0)  # CUDA is where fp16/bf16 run: weight them up
-        self.gen_config = GenConfig(**gen)
+        # on CUDA fp16/bf16 weighted up and random ops off (GenConfig.for_device says why)
+        self.gen_config = GenConfig.for_device(cfg.device, **dict(cfg.generator))
         self.store = Store(Path(cfg.out))
         self.progress = progress or (lambda *a, **k: None)
         self.resume = resume

@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--torch", default=None, dest="torch_spec",
                     help="affected torch versions, e.g. '>=2.11,<2.14' (default: >= the running version)")
     pr.add_argument("--status", choices=("open", "fixed"), default="open")
+    pr.add_argument("--trust-status", action="store_true",
+                    help="don't re-run the repro here; rely on the fresh-process check made where it was "
+                    "found (for a CUDA finding promoted from a machine without a GPU)")
     pr.add_argument("--corpus", default=None, help="corpus folder (default: $FUZZCOMP_CORPUS or ./corpus "
                     "of the fuzzcomp checkout)")
 

@@ -210,7 +210,7 @@ def cmd_promote(args) -> int:
             raise UsageError(str(e)) from None
     try:
         target = promote(path, corpus, issue=args.issue, torch_spec=args.torch_spec, status=args.status,
-                         run_repro=run_repro)
+                         run_repro=run_repro, trust_status=args.trust_status)
     except CorpusError as e:
         raise UsageError(str(e)) from None
     print(f"promoted: {target}")

@@ -137,9 +137,21 @@ def corpus_name(meta: dict) -> str:
     return f"{meta['bucket'].replace('-', '_')}_{digest}.py"
 
 
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
 def promote(finding_dir: Path, corpus_dir: Path, *, issue: str | None, torch_spec: str | None,
-            status: str, run_repro) -> Path:
-    """Copy the finding's repro into the corpus; ``run_repro(path) -> (exit, line)`` re-checks it."""
+            status: str, run_repro, trust_status: bool = False) -> Path:
+    """Copy the finding's repro into the corpus; ``run_repro(path) -> (exit, line)`` re-checks it.
+
+    ``trust_status``: instead of re-running (a CUDA repro on a machine without a GPU), rely on the
+    fresh-process check the campaign made where it found the bug (status.json: confirmed, BUG line);
+    the affected torch version is then the one it was found with.
+    """
     import torch
 
     from .store import StoreError, load_finding, write_atomic
@@ -159,12 +171,22 @@ def promote(finding_dir: Path, corpus_dir: Path, *, issue: str | None, torch_spe
                           f"{finding_dir}` first")
     from .store import case_from_json
     small = case_from_json(json.loads(mini.read_text())["case"])
-    code, line = run_repro(repro)
-    want = 1 if status == "open" else 0
-    if code != want:
-        raise CorpusError(f"{repro} exits {code} ({line}), not {want}: "
-                          + ("the bug does not reproduce here" if want == 1 else "the bug still shows"))
     base = torch.__version__.split("+")[0]
+    if trust_status:  # checked where it was found (a GPU box); this machine cannot run it
+        st = _read_json(finding_dir / "status.json")
+        if status != "open" or not st.get("confirmed") or not str(st.get("repro_says", "")).startswith("BUG:"):
+            raise CorpusError(f"{finding_dir}: --trust-status needs an open bug whose status.json says "
+                              "confirmed, with its BUG line (a fresh-process check where it was found)")
+        found_with = _read_json(finding_dir.parent.parent / "campaign.json").get("versions", {}).get("torch")
+        if not found_with:
+            raise CorpusError(f"{finding_dir}: no campaign.json with the torch version it was found with")
+        base = str(found_with).split("+")[0]
+    else:
+        code, line = run_repro(repro)
+        want = 1 if status == "open" else 0
+        if code != want:
+            raise CorpusError(f"{repro} exits {code} ({line}), not {want}: "
+                              + ("the bug does not reproduce here" if want == 1 else "the bug still shows"))
     meta = {"status": status, "torch": torch_spec or f">={base}", "bucket": key.slug(),
             "dedup": dedup_key(key, small.program), "symptom": key.symptom,
             "device": case.compile.device, "issue": issue or "none"}

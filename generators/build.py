@@ -7,6 +7,8 @@ a Case from a recorded (possibly edited) choice list.
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 from . import structure
@@ -17,7 +19,7 @@ from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
 
-GENERATOR_VERSION = "0.4"
+GENERATOR_VERSION = "0.5"
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths
@@ -37,6 +39,22 @@ class GenConfig:
     max_numel: int = 1 << 14
     p_struct: float = 0.3     # chance that a statement is a structural one (control flow, calls...)
     half_weight: float = 1.0  # multiplies the weight of float16/bfloat16 inputs (3.0 on CUDA)
+    # Random ops (dropout, rand_like, randn_like). Off on CUDA: there eager's fused dropout and
+    # bernoulli kernels consume the Philox stream differently from Inductor's decomposed RNG, even
+    # under fallback_random, so their masks differ by design (a report PyTorch rejects as "RNG").
+    random_ops: bool = True
+
+    @classmethod
+    def for_device(cls, device: str, **overrides) -> "GenConfig":
+        """The campaign's config for a device: fp16/bf16 weighted up and random ops off on CUDA."""
+        if device != "cpu":
+            overrides.setdefault("half_weight", 3.0)
+            overrides.setdefault("random_ops", False)
+        return cls(**overrides)
+
+
+#: ops that draw random numbers (see GenConfig.random_ops)
+RANDOM_OPS = frozenset({"torch.nn.functional.dropout", "torch.rand_like", "torch.randn_like"})
 
 
 def generate(seed: int, config: GenConfig = GenConfig()) -> Case:
@@ -60,7 +78,8 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     counter = new_counter()
     scope = StructScope(ch, counter, sizes={s: sizes[s] for s in symbols}, max_numel=cfg.max_numel)
     inputs = _inputs(ch, scope, symbols, cfg)
-    ctx = structure.Context(_one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
+    one_stmt = _one_stmt if cfg.random_ops else functools.partial(_one_stmt, weights=_NO_RANDOM_WEIGHTS)
+    ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
     inputs += structure.extra_inputs(ch, scope, inputs, ctx)
     structure.setup_state(ch, scope, inputs, ctx)
     n_stmts = ch.integer(2, cfg.max_stmts)
@@ -68,7 +87,7 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
         if ch.boolean(cfg.p_struct):
             structure.structure_stmt(ch, scope, ctx)
         else:
-            _one_stmt(ch, scope)
+            one_stmt(ch, scope)
     outputs = _outputs(ch, scope)
     out_kind = ctx.out_kind
     if out_kind == "single":  # early returns were drawn for one value too
@@ -109,8 +128,11 @@ def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Inp
     return inputs
 
 
-def _one_stmt(ch: ChoiceStream, scope: Scope) -> None:
-    weights = [op.weight for op in REGISTRY]
+_WEIGHTS = [op.weight for op in REGISTRY]
+_NO_RANDOM_WEIGHTS = [0.0 if op.name in RANDOM_OPS else op.weight for op in REGISTRY]
+
+
+def _one_stmt(ch: ChoiceStream, scope: Scope, weights=_WEIGHTS) -> None:
     for _attempt in range(12):
         op = ch.weighted(REGISTRY, weights)
         if op.build(scope):

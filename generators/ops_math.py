@@ -422,7 +422,7 @@ def arange(s, spec):
         return s.assign(spec.name, "torch.full({0}.shape, %s, dtype={0}.dtype, device={0}.device)" % v, (Ref(x.name),),
                         x.type, 2.0, contig=True, exact=True) is not None
     if spec.name in ("torch.zeros", "torch.ones"):
-        return s.assign(spec.name, "%s({0}.shape, dtype={0}.dtype)" % spec.name, (Ref(x.name),), x.type, 1.0,
+        return s.assign(spec.name, "%s({0}.shape, dtype={0}.dtype, device={0}.device)" % spec.name, (Ref(x.name),), x.type, 1.0,
                         contig=True, exact=True) is not None
     if spec.name == "torch.eye":
         return s.assign(spec.name, "torch.eye({0}.shape[%d], dtype={0}.dtype, device={0}.device)" % d, (Ref(x.name),),

@@ -79,3 +79,19 @@ def test_module_state_moves_to_the_device():
     assert model.weight.grad is None
     load_state(ns, specs, {}, 1, device="cuda")  # later calls copy in place, on the device
     assert model.weight.device.type == "cuda"
+
+
+def test_cuda_generator_config_has_no_random_ops():
+    """On CUDA eager's fused dropout draws a different mask from Inductor's decomposed RNG even
+    under fallback_random (a dropout program gave a false 'output values' finding on the H200), so
+    CUDA campaigns generate no random ops; CPU campaigns keep them."""
+    from fuzzcomp.generators import generate
+    from fuzzcomp.generators.build import RANDOM_OPS, GenConfig
+    from fuzzcomp.generators.ir import op_names
+    from fuzzcomp.generators.registry import REGISTRY
+    assert RANDOM_OPS <= {op.name for op in REGISTRY}
+    cuda, cpu = GenConfig.for_device("cuda"), GenConfig.for_device("cpu")
+    assert not cuda.random_ops and cuda.half_weight == 3.0 and cpu == GenConfig()
+    used_cuda = set().union(*(op_names(generate(s, cuda).program) for s in range(400)))
+    used_cpu = set().union(*(op_names(generate(s, cpu).program) for s in range(400)))
+    assert not (used_cuda & RANDOM_OPS) and (used_cpu & RANDOM_OPS)

@@ -83,6 +83,11 @@ def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float, phase_limi
     return is_interesting
 
 
+def reproduced(code: int | None, last: str) -> bool:
+    """The repro ran and printed its BUG line: exit 1 alone is not enough (a broken file exits 1)."""
+    return code == 1 and str(last).startswith("BUG:")
+
+
 def run_repro(path, timeout_s: float = 600.0, should_stop=None) -> tuple[int | None, str]:
     """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line)."""
     return run_file(Path(path), timeout_s, should_stop=should_stop)
@@ -144,7 +149,7 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["repro_exit"] = code
         info["repro_says"] = last
         # confirmed = the file ran and printed its BUG line (a broken file also exits 1)
-        info["confirmed"] = code == 1 and last.startswith("BUG:")
+        info["confirmed"] = reproduced(code, last)
         if code is None and should_stop():  # cut short: unknown, not "not reproduced"
             info["confirmed"] = None
             info["repro_says"] = unchecked

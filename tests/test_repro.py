@@ -167,3 +167,15 @@ def test_program_without_inputs_renders_valid_python_and_runs(tmp_path):
     p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
     last = (p.stdout.strip().splitlines() or [""])[-1]
     assert p.returncode in (0, 1) and (last.startswith("OK") or last.startswith("BUG")), p.stderr[-2000:]
+
+
+def test_a_broken_repro_is_not_confirmed(tmp_path):
+    """A repro that cannot even be parsed exits 1 like a reproduced bug; only its BUG line counts."""
+    from fuzzcomp.pipeline import reproduced, run_repro
+    bad = tmp_path / "repro.py"
+    bad.write_text("INPUTS = [\n    ,\n]\n")
+    code, last = run_repro(bad, timeout_s=60)
+    assert code == 1 and not reproduced(code, last)
+    good = tmp_path / "good.py"
+    good.write_text("import sys\nprint('BUG: call 0: x')\nsys.exit(1)\n")
+    assert reproduced(*run_repro(good, timeout_s=60))

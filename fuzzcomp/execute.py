@@ -20,6 +20,13 @@ first compiled pass the whole schedule is replayed on the same compiled
 function: ``stats`` gets compile events, the bound predicted by
 ``recompiles.max_compile_events``, replay compiles, guard-failure and
 graph-break reasons and whether the recompile limit was hit.
+
+Timing and phases: ``Observation.timings`` holds ``eager`` (eager, eager
+again, fp64), ``compile`` (inside Dynamo's compilations, measured with its
+compile-start/end callbacks, lazy backward compiles included) and ``compiled
+run`` (the compiled pass minus compile). ``set_phase_listener(fn)`` gets each
+phase change ("eager", "compile", "run", "judge"); the worker forwards them to
+the parent, which holds each compilation and each run to its own timeout.
 """
 from __future__ import annotations
 

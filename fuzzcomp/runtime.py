@@ -184,6 +184,10 @@ def _error(e, stage=""):
     where = " <- ".join(f"{f.name}" for f in reversed(frames))
     # wrapped compiler errors put the real one on later lines: keep a few, joined by " | "
     lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    carets = [i for i, ln in enumerate(lines) if set(ln) == {"^"}]
+    if carets and lines and lines[0].endswith(":") and " at " in f" {lines[0]}":
+        # Triton's CompilationError: "at L:C:", source lines, "^", then the cause: cause first
+        lines = lines[:1] + lines[carets[-1] + 1:] + lines[1:carets[-1]]
     msg = " | ".join(lines[:6])[:600]
     return (type(e).__name__, msg, stage + where)
 

@@ -46,7 +46,10 @@ def error_signature(type_name: str, message: str) -> str:
     m = _INNER.search(message)
     if m:
         type_name, message = m.group(1).split(".")[-1], m.group(2)
-    text = message.split(" | ")[0]
+    parts = message.split(" | ")
+    text = parts[0]
+    if re.search(r"\bat \d+:\d+:$", text) and len(parts) > 1:  # Triton compile error: add its cause
+        text = f"{text} {parts[1]}"
     text = re.sub(r"0x[0-9a-fA-F]+", "ADDR", text)
     text = re.sub(r"/[^\s:'\"]+", "PATH", text)
     # a tensor's type and shape in autograd's messages ("[torch.cuda.HalfTensor [3, 4]]",

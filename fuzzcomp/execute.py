@@ -30,12 +30,15 @@ the parent, which holds each compilation and each run to its own timeout.
 """
 from __future__ import annotations
 
+import math
+import re
 import time
 from dataclasses import dataclass, replace
 
 import torch
 
 from fuzzcomp.generators import Case, emit
+from fuzzcomp.generators.ir import op_names
 from fuzzcomp.oracles import CallRecord, Observation, judge, needs_perturbation
 from fuzzcomp.oracles.verdict import Verdict
 
@@ -136,6 +139,30 @@ def call_entry(case: Case, call) -> tuple:
     if call.marks:
         extra["marks"] = call.marks
     return (call.sizes, call.seed, extra) if extra else (call.sizes, call.seed)
+
+
+#: op families whose results sum many terms (order-dependent rounding): see fp64rule ``reduce_n``
+REDUCING_FAMILIES = frozenset({"reduction", "matmul", "nn", "indexing"})
+
+
+def reduce_n(case: Case, grads: bool) -> int:
+    """The most terms one sum of the case can add, bounded by the largest tensor it sees: the
+    largest input or state numel over its calls when the program reduces (or gradients are
+    checked: backward sums over broadcast dimensions), else 1."""
+    from fuzzcomp.generators.registry import FAMILY_OF
+    ops = {re.sub(r"\[.*\]$", "", op.split(":", 1)[1] if op.startswith(("branch:", "cond:")) else op)
+           for op in op_names(case.program)}
+    reduces = grads or any(FAMILY_OF.get(op) in REDUCING_FAMILIES or op.startswith("autocast:")
+                           for op in ops)
+    if not reduces:
+        return 1
+    shapes = [spec[1] for spec in input_specs(case)] + [spec[1] for spec in state_specs(case)]
+    best = 1
+    for call in case.calls:
+        env = dict(zip(case.program.symbols, call.sizes))
+        for shape in shapes:
+            best = max(best, math.prod(env.get(d, 1) if isinstance(d, str) else int(d) for d in shape))
+    return best
 
 
 def cast_floor_eps(case: Case) -> float:
@@ -303,7 +330,8 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     fn = namespace[case.program.name]
     grads = grad_inputs(case, options, namespace)
     runner = _Runner(case, options, grads, namespace)
-    stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": cast_floor_eps(case)}
+    stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": cast_floor_eps(case),
+                   "reduce_n": reduce_n(case, bool(grads))}
     timings = {"eager": 0.0, "compiled": 0.0}
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)
@@ -321,6 +349,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
             if all(r.eager.error is None for r in retry) or in_backward:
                 runner, records = plain, retry
                 stats["grad_inputs"] = []
+                stats["reduce_n"] = reduce_n(case, False)
     if case.compile.device != "cpu" and options.cross_device:
         for rec, call in zip(records, case.calls):
             if rec.eager.error is None:

@@ -84,3 +84,27 @@ def test_shape_and_dtype_mismatch():
     x = torch.zeros(3)
     assert compare(x, x.clone(), x.double(), torch.zeros(4))[0] == "mismatch"
     assert compare(x, x.clone(), x.double(), torch.zeros(3, dtype=torch.float64))[0] == "mismatch"
+
+
+def test_summation_order_is_not_a_bug_but_a_real_error_still_is():
+    """A float32 sum of 4096 positive terms: eager-like cascade summation (torch.sum) lands within
+    a rounding step of fp64, a plain left-to-right sum several steps away. Found in a campaign
+    (a BCE loss summed by Inductor's vectorised loop: compiled 11 ulp off, eager under 1): that is
+    summation order, not a miscompile, once the rule knows the sum's length. A 0.1% error in the
+    same sum is still caught."""
+    import torch
+    from fuzzcomp.oracles.fp64rule import compare
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(4096, generator=g) + 0.5
+    ref = x.double().sum().reshape(1)
+    eager = x.sum().reshape(1)
+    acc = torch.zeros((), dtype=torch.float32)
+    for v in x:  # a plain loop: one term after another into one float32 accumulator
+        acc = acc + v
+    plain = acc.reshape(1)
+    assert float((plain.double() - ref).abs()) > 2 * float((eager.double() - ref).abs()) + 4 * 2 ** -23 * float(ref)
+    assert compare(eager, eager.clone(), ref, plain)[0] == "mismatch"           # without the length
+    assert compare(eager, eager.clone(), ref, plain, reduce_n=4096)[0] == "ok"  # with it
+    wrong = eager * 1.001
+    assert compare(eager, eager.clone(), ref, wrong, reduce_n=4096)[0] == "mismatch"
+    assert compare(ref, ref.clone(), ref, ref * (1 + 1e-9), reduce_n=4096)[0] == "mismatch"  # fp64 stays tight

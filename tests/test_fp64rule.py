@@ -108,3 +108,26 @@ def test_summation_order_is_not_a_bug_but_a_real_error_still_is():
     wrong = eager * 1.001
     assert compare(eager, eager.clone(), ref, wrong, reduce_n=4096)[0] == "mismatch"
     assert compare(ref, ref.clone(), ref, ref * (1 + 1e-9), reduce_n=4096)[0] == "mismatch"  # fp64 stays tight
+
+
+def test_integer_inputs_keep_the_floor_at_float32():
+    """Found in the 2-hour campaign: ``float_power(log10(abs(x) + 1), 2)`` on an int16 input. The
+    "fp64" run cannot upcast integers, so log10 ran in float32 there as in eager; Inductor fused it
+    into the float64 kernel (more precise, 1e-7 off eager) and the rule, holding the float64 output
+    to float64 epsilons, called that a bug. The floor is float32's for such programs, and the case
+    is clean end to end."""
+    import dataclasses
+
+    from fuzzcomp.execute import cast_floor_eps, check
+    from fuzzcomp.generators import generate
+    from fuzzcomp.generators.ir import Assign, Call, Input, Program, Ref, TensorType
+    i16, f32, f64 = TensorType((3,), "int16"), TensorType((3,), "float32"), TensorType((3,), "float64")
+    body = (Assign("v0", "torch.log10", "torch.log10(torch.abs({0}) + 1)", (Ref("x0"),), f32),
+            Assign("v1", "torch.float_power", "torch.float_power({0}, 2)", (Ref("v0"),), f64))
+    prog = Program((Input("x0", i16),), body, ("v1",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 776113838),))
+    assert cast_floor_eps(case) == 2.0 ** -23
+    floats = dataclasses.replace(prog, inputs=(Input("x0", TensorType((3,), "float64")),))
+    assert cast_floor_eps(dataclasses.replace(case, program=floats)) == 0.0
+    obs, verdicts = check(case.with_compile(backend="inductor"))
+    assert obs.eager_valid and verdicts == [], verdicts

@@ -165,6 +165,18 @@ def reduce_n(case: Case, grads: bool) -> int:
     return best
 
 
+_TYPE_EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
+
+
+def coarse_eps(case: Case) -> float:
+    """The epsilon of the coarsest float type among the program's tensors and its casts: the
+    fp64 rule's floor when the fp64 run failed and eager is the only witness."""
+    types = [i.type.dtype for i in case.program.inputs]
+    if case.program.module is not None:
+        types += [st.type.dtype for st in case.program.module.state]
+    return max([_TYPE_EPS.get(t, 0.0) for t in types] + [cast_floor_eps(case)])
+
+
 def cast_floor_eps(case: Case) -> float:
     """The epsilon of the coarsest float type the program itself casts to (explicit casts,
     dtype arguments, autocast regions): the fp64 run stays that coarse there, so the fp64
@@ -339,7 +351,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     grads = grad_inputs(case, options, namespace)
     runner = _Runner(case, options, grads, namespace)
     stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": cast_floor_eps(case),
-                   "reduce_n": reduce_n(case, bool(grads))}
+                   "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case)}
     timings = {"eager": 0.0, "compiled": 0.0}
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)

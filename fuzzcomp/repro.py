@@ -24,8 +24,8 @@ from fuzzcomp.generators.ir import Case
 from fuzzcomp.oracles import fp64rule
 
 from . import runtime
-from .execute import (PERTURB_DRAWS, PERTURB_EPS, call_entry, cast_floor_eps, input_specs, reduce_n,
-                      state_specs)
+from .execute import (PERTURB_DRAWS, PERTURB_EPS, call_entry, cast_floor_eps, coarse_eps, input_specs,
+                      reduce_n, state_specs)
 from .triage import BucketKey
 
 _MAIN = '''
@@ -65,14 +65,14 @@ def check():
         for i, label in enumerate(eager.labels):
             r = ref.values[i] if ref.error is None and i < len(ref.values) else None
             status, why = compare(eager.values[i], again.values[i], r, comp.values[i], floor_eps=FLOOR_EPS,
-                                  reduce_n=REDUCE_N)
+                                  reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             if status == "mismatch":  # could a tiny input perturbation explain it?
                 if perturbed is None:
                     perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d)
                                  for d in range(PERTURB_DRAWS)]
                 pert = [p.values[i] for p in perturbed if p.error is None and i < len(p.values)]
                 status, why = compare(eager.values[i], again.values[i], r, comp.values[i], pert,
-                                      floor_eps=FLOOR_EPS, reduce_n=REDUCE_N)
+                                      floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             if status == "mismatch":
                 return f"call {k}, {label}: {why}"
     for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again
@@ -194,6 +194,7 @@ REQUIRES_GRAD = {grads!r}
 MAX_COMPILE_EVENTS = {max_events!r}
 FLOOR_EPS = {cast_floor_eps(case)!r}  # the coarsest float type the program casts to (fp64 rule floor)
 REDUCE_N = {reduce_n(case, bool(grads))!r}  # the most terms one sum can add (fp64 rule floor: sqrt(n) steps)
+COARSE_EPS = {coarse_eps(case)!r}  # floor when the fp64 run fails: the coarsest float type in the program
 COMPILE = {compile_lit}
 PERTURB_EPS, PERTURB_DRAWS = {PERTURB_EPS!r}, {PERTURB_DRAWS!r}
 

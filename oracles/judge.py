@@ -58,9 +58,10 @@ def judge(obs: Observation) -> list[Verdict]:
             continue
         floor_eps = float(obs.stats.get("floor_eps", 0.0))
         reduce_n = int(obs.stats.get("reduce_n", 1))
+        coarse_eps = float(obs.stats.get("coarse_eps", 0.0))
         found = _judge_values(obs.backend, k, rec, bool(obs.stats.get("strict_precision")), floor_eps,
-                              reduce_n)
-        verdicts += found or judge_cross_device(k, rec, floor_eps, reduce_n)
+                              reduce_n, coarse_eps)
+        verdicts += found or judge_cross_device(k, rec, floor_eps, reduce_n, coarse_eps)
     if all(rec.compiled is not None and rec.compiled.error is None for rec in obs.calls):
         verdicts += judge_recompiles(obs.stats)
     return verdicts
@@ -105,7 +106,7 @@ def _symptom(label: str) -> str:
 
 
 def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: float = 0.0,
-                  reduce_n: int = 1) -> list[Verdict]:
+                  reduce_n: int = 1, coarse_eps: float = 0.0) -> list[Verdict]:
     e, c = rec.eager, rec.compiled
     if len(e.values) != len(c.values):
         return [Verdict("numeric", "unknown", "numeric",
@@ -120,14 +121,15 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
                                f"eager value {i} is {label!r}, compiled {c.labels[i]!r}", k, label))
             break
         status, reason = compare(e.values[i], rec.eager_again.values[i], r, c.values[i], pert,
-                                 strict=strict, floor_eps=floor_eps, reduce_n=reduce_n)
+                                 strict=strict, floor_eps=floor_eps, reduce_n=reduce_n, coarse_eps=coarse_eps)
         if status == "mismatch":
             oracle = "aliasing" if label.startswith("alias ") else "fp64-rule"
             out.append(Verdict(_symptom(label), "unknown", oracle, f"{label}: {reason}", k, label))
     return out
 
 
-def judge_cross_device(k: int, rec, floor_eps: float = 0.0, reduce_n: int = 1) -> list[Verdict]:
+def judge_cross_device(k: int, rec, floor_eps: float = 0.0, reduce_n: int = 1,
+                       coarse_eps: float = 0.0) -> list[Verdict]:
     """Compiled on the device against eager on the CPU: a mismatch only when compiled is further
     from fp64 than both eager runs (and the perturbed runs) are, so kernels that legitimately
     differ between devices are never blamed on the compiler."""
@@ -143,7 +145,7 @@ def judge_cross_device(k: int, rec, floor_eps: float = 0.0, reduce_n: int = 1) -
         witnesses = [e.values[i]] + [p.values[i] for p in rec.perturbed if p.error is None
                                      and i < len(p.values)]
         status, reason = compare(cpu.values[i], cpu.values[i], r, c.values[i], witnesses,
-                                 floor_eps=floor_eps, reduce_n=reduce_n)
+                                 floor_eps=floor_eps, reduce_n=reduce_n, coarse_eps=coarse_eps)
         if status == "mismatch":
             out.append(Verdict(_symptom(label), "unknown", "cross-device",
                                f"{label} (vs CPU eager): {reason}", k, label))

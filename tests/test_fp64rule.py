@@ -131,3 +131,20 @@ def test_integer_inputs_keep_the_floor_at_float32():
     assert cast_floor_eps(dataclasses.replace(case, program=floats)) == 0.0
     obs, verdicts = check(case.with_compile(backend="inductor"))
     assert obs.eager_valid and verdicts == [], verdicts
+
+
+def test_without_fp64_eager_roundings_are_not_the_truth():
+    """Found in the 2-hour campaign: ``G0.add_(x2.type_as(x0))`` with bf16 ``x0``; the fp64 run
+    failed (in float64 ``type_as`` is a no-op, so a later in-place op hit a leaf), and compiled,
+    which skips the intermediate bf16 rounding, was judged against eager's float32 floor. With no
+    reference the floor is the coarsest float type in the program; a gross error still shows."""
+    import torch
+    from fuzzcomp.oracles.fp64rule import compare
+    g0, x2 = torch.tensor(-1.8433), torch.tensor(1.7558)
+    eager = g0 + x2.to(torch.bfloat16).float()   # eager rounds x2 to bf16 first
+    compiled = g0 + x2                            # compiled keeps it in float32
+    assert compare(eager, eager.clone(), None, compiled)[0] == "mismatch"
+    assert compare(eager, eager.clone(), None, compiled, coarse_eps=2.0 ** -7)[0] == "ok"
+    assert compare(eager, eager.clone(), None, eager + 0.5, coarse_eps=2.0 ** -7)[0] == "mismatch"
+    ref = (g0.double() + x2.double())             # with a reference, compiled is simply closer
+    assert compare(eager, eager.clone(), ref, compiled, coarse_eps=2.0 ** -7)[0] == "ok"

@@ -172,7 +172,7 @@ def render_html(store: Store, s: dict) -> str:
         link = lambda k, label: f'<a href="{_e(b[k])}">{label}</a>' if b.get(k) else "-"  # noqa: E731
         conf = {True: "confirmed", False: "not reproduced", None: "not verified"}[b.get("confirmed")]
         rows.append(f"<tr><td><code>{_e(slug)}</code><br><small>{_e(b.get('signature', ''))}</small></td>"
-                    f"<td>{_e(b.get('symptom'))}</td><td>{_e(b.get('stage'))}</td><td>{first_txt}</td>"
+                    f"<td>{_e(b.get('symptom'))}</td><td>{_e(_stage(b))}</td><td>{first_txt}</td>"
                     f"<td>{len(b['findings'])}</td><td>{conf}</td><td>{link('repro', 'repro.py')}</td>"
                     f"<td>{link('report', 'report.md')}</td></tr>")
     table = ("<table><tr><th>bucket</th><th>symptom</th><th>stage</th><th>first seen</th><th>count</th>"
@@ -219,3 +219,9 @@ event log: <a href="events.jsonl">events.jsonl</a> · summary: <a href="summary.
 
 def write_html(store: Store, summary: dict) -> None:
     write_atomic(store.root / "report.html", render_html(store, summary))
+
+
+def _stage(bucket: dict) -> str:
+    """The bucket's stage, with the stage ladder's answer when the minimised repro got one."""
+    ladder = bucket.get("ladder_stage")
+    return f"{bucket.get('stage')} (ladder: {ladder})" if ladder else str(bucket.get("stage"))

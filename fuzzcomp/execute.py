@@ -165,16 +165,21 @@ def reduce_n(case: Case, grads: bool) -> int:
     return best
 
 
-_TYPE_EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
-
-
-def coarse_eps(case: Case) -> float:
-    """The epsilon of the coarsest float type among the program's tensors and its casts: the
-    fp64 rule's floor when the fp64 run failed and eager is the only witness."""
-    types = [i.type.dtype for i in case.program.inputs]
+def _tensor_types(case: Case) -> list:
+    """Types of the program's tensors: tensor-like inputs and module state (a scalar input's
+    type is only a placeholder)."""
+    types = [i.type for i in case.program.inputs if i.kind in ("tensor", "alias", "list", "tuple", "dict")]
     if case.program.module is not None:
-        types += [st.type.dtype for st in case.program.module.state]
-    return max([_TYPE_EPS.get(t, 0.0) for t in types] + [cast_floor_eps(case)])
+        types += [st.type for st in case.program.module.state]
+    return types
+
+
+def coarse_eps(case: Case, cast_eps: float | None = None) -> float:
+    """The epsilon of the coarsest float type among the program's tensors and its casts
+    (``cast_eps``: ``cast_floor_eps(case)`` when already known): the fp64 rule's floor when the
+    fp64 run failed and eager is the only witness."""
+    eps = [torch.finfo(getattr(torch, t.dtype)).eps for t in _tensor_types(case) if t.is_float]
+    return max(eps + [cast_floor_eps(case) if cast_eps is None else cast_eps])
 
 
 def cast_floor_eps(case: Case) -> float:
@@ -189,10 +194,7 @@ def cast_floor_eps(case: Case) -> float:
     # float32 casts, and integer/bool tensors promoted to the default float type: the fp64 run
     # does not upcast those (integers are not upcast), so its "fp64" values went through float32
     # there; compiled code that keeps more precision (a fused float64 log10) is not a bug
-    tensors = [i.type for i in case.program.inputs if i.kind in ("tensor", "alias", "list", "tuple", "dict")]
-    if case.program.module is not None:
-        tensors += [st.type for st in case.program.module.state]
-    if "float32" in src or ".float()" in src or any(not t.is_float for t in tensors):
+    if "float32" in src or ".float()" in src or any(not t.is_float for t in _tensor_types(case)):
         return 2.0 ** -23
     return 0.0
 
@@ -350,8 +352,9 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     fn = namespace[case.program.name]
     grads = grad_inputs(case, options, namespace)
     runner = _Runner(case, options, grads, namespace)
-    stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": cast_floor_eps(case),
-                   "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case)}
+    floor_eps = cast_floor_eps(case)
+    stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": floor_eps,
+                   "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case, floor_eps)}
     timings = {"eager": 0.0, "compiled": 0.0}
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)

@@ -24,8 +24,7 @@ from fuzzcomp.generators.ir import Case
 from fuzzcomp.oracles import fp64rule
 
 from . import runtime
-from .execute import (PERTURB_DRAWS, PERTURB_EPS, call_entry, cast_floor_eps, coarse_eps, input_specs,
-                      reduce_n, state_specs)
+from .execute import PERTURB_DRAWS, PERTURB_EPS, call_entry, input_specs, state_specs
 from .triage import BucketKey
 
 _MAIN = '''
@@ -133,19 +132,21 @@ def _compile_literal(case: Case) -> tuple[str, str]:
     return imp, "dict(" + ", ".join(fields) + ")"
 
 
-def _oracle_settings(case: Case) -> tuple[list, int | None]:
-    """What the campaign's oracle used for this case: the grad set and the compile-count bound."""
+def _oracle_settings(case: Case) -> tuple[list, int | None, dict]:
+    """What the campaign's oracle used for this case: the grad set, the compile-count bound and
+    the fp64 rule's floor settings (``floor_eps``, ``reduce_n``, ``coarse_eps``)."""
     from .execute import observe
     from .recompiles import max_compile_events
     obs = observe(case, eager_only=True)
-    return list(obs.stats.get("grad_inputs", [])), max_compile_events(case)
+    floors = {k: obs.stats[k] for k in ("floor_eps", "reduce_n", "coarse_eps")}
+    return list(obs.stats.get("grad_inputs", [])), max_compile_events(case), floors
 
 
 def render_repro(case: Case, key: BucketKey, detail: str) -> str:
     from .passes import drop_unused_symbols
     case = next(drop_unused_symbols(case), case)  # list only the sizes the inputs use
     v = versions()
-    grads, max_events = _oracle_settings(case)
+    grads, max_events, floors = _oracle_settings(case)
     p = case.program
     imp, compile_lit = _compile_literal(case)
     inputs = "".join(f"\n    {spec!r}," for spec in input_specs(case))
@@ -192,9 +193,9 @@ DEVICE = {case.compile.device!r}
 REQUIRES_GRAD = {grads!r}
 # compile events the schedule may cost (Dynamo's documented guards, modelled conservatively)
 MAX_COMPILE_EVENTS = {max_events!r}
-FLOOR_EPS = {cast_floor_eps(case)!r}  # the coarsest float type the program casts to (fp64 rule floor)
-REDUCE_N = {reduce_n(case, bool(grads))!r}  # the most terms one sum can add (fp64 rule floor: sqrt(n) steps)
-COARSE_EPS = {coarse_eps(case)!r}  # floor when the fp64 run fails: the coarsest float type in the program
+FLOOR_EPS = {floors["floor_eps"]!r}  # the coarsest float type the program casts to (fp64 rule floor)
+REDUCE_N = {floors["reduce_n"]!r}  # the most terms one sum can add (fp64 rule floor: sqrt(n) steps)
+COARSE_EPS = {floors["coarse_eps"]!r}  # floor when the fp64 run fails: the coarsest float type in the program
 COMPILE = {compile_lit}
 PERTURB_EPS, PERTURB_DRAWS = {PERTURB_EPS!r}, {PERTURB_DRAWS!r}
 

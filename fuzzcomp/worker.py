@@ -268,12 +268,7 @@ class Worker:
         return [self.conn, self.proc.sentinel] if self.proc is not None else []
 
     def overdue(self) -> bool:
-        return self.overdue_reason() is not None
-
-    def overdue_reason(self) -> str | None:
-        """Why the running job has run out of time, or None while it has time left."""
-        limit = self._overdue()
-        return None if limit is None else limit[0]
+        return self._overdue() is not None
 
     def _overdue(self) -> tuple[str, dict] | None:
         """(why, {"phase": ..., "limit": seconds}) once the running job is out of time."""
@@ -283,8 +278,8 @@ class Worker:
         now = time.monotonic()
         if now - self.started_at > job.timeout_s:
             return f"no answer within {job.timeout_s:g} s", {"phase": self.phase, "limit": None}
-        limit = getattr(job, "compile_timeout_s", None) if self.phase == "compile" else \
-            getattr(job, "run_timeout_s", None) if self.phase in ("eager", "run") else None
+        limit = job.compile_timeout_s if self.phase == "compile" else \
+            job.run_timeout_s if self.phase in ("eager", "run") else None
         if limit is not None and now - self.phase_since > limit:
             what = "a compilation" if self.phase == "compile" else \
                 "an eager run" if self.phase == "eager" else "a compiled run"
@@ -310,9 +305,9 @@ class Worker:
             result = self._receive()
         except (EOFError, OSError):
             result = None
-        if result is None and (force_timeout or self.overdue()):
-            why, where = self._overdue() or (f"no answer within {job.timeout_s:g} s",
-                                             {"phase": self.phase, "limit": None})
+        late = self._overdue() if result is None else None
+        if result is None and (force_timeout or late):
+            why, where = late or (f"no answer within {job.timeout_s:g} s", {"phase": self.phase, "limit": None})
             self.restart()
             self.job = None
             return JobResult(job.id, TIMEOUT, stats=where, message=why)

@@ -426,8 +426,23 @@ def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
         rec.perturbed = [runner.run(fn, call, perturb=PERTURB_EPS, draw=d) for d in range(draws)]
 
 
+def audit_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:
+    """Re-run eager for the given call indices under the kernel audit (see kernel_audit)."""
+    from .kernel_audit import KernelAudit
+    runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
+    for k in sorted(set(calls)):
+        with KernelAudit() as audit:
+            runner.run(runner.fn, case.calls[k])
+        obs.calls[k].eager_kernel_bugs = audit.flagged
+        if audit.flagged:
+            obs.stats.setdefault("eager_kernel_bugs", [])
+            obs.stats["eager_kernel_bugs"] += [f for f in audit.flagged
+                                               if f not in obs.stats["eager_kernel_bugs"]]
+
+
 def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
-    """Execute then judge; perturbed eager runs are added only when they could clear a mismatch."""
+    """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
+    they could clear a mismatch."""
     obs = observe(case, options=options)
     if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
         err = next(c.eager.error for c in obs.calls if c.eager.error is not None)
@@ -438,6 +453,8 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
     if needs_perturbation(verdicts):
         t0 = time.perf_counter()
         add_perturbed(case, obs, options=options)
+        audit_eager(case, obs, [v.call for v in verdicts if v.oracle in ("fp64-rule", "cross-device")
+                                and v.call >= 0], options)
         obs.timings["perturbed"] = time.perf_counter() - t0
         _phase("judge")
         verdicts = judge(obs)

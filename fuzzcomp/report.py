@@ -29,6 +29,7 @@ def summarise(store: Store) -> dict:
     session_t0 = last_t = None
     seen_index: set = set()
     job_s = in_jobs = 0.0      # worker wall time of the cases, and the part of it inside torch
+    eager_kernels = Counter()  # eager kernels caught reading outside their input (cases screened)
     for ev in store.events():
         t = ev.get("t")
         kind = ev.get("event")
@@ -48,6 +49,8 @@ def summarise(store: Store) -> dict:
             valid += bool(ev.get("valid"))
             harness += ev.get("status") == "harness-error"
             oom += ev.get("status") == "oom"
+            for k in ev.get("eager_kernel_bugs") or ():
+                eager_kernels[str(k)] += 1
             timings = {k: float(v) for k, v in (ev.get("timings") or {}).items()}
             for k, v in timings.items():
                 if k != "job":
@@ -108,7 +111,8 @@ def summarise(store: Store) -> dict:
             "cases_per_min": round(cases / wall * 60, 2) if wall > 0 else 0.0,
             "phase_s": {k: round(v, 1) for k, v in sorted(phase.items())},
             "findings": sum(len(b["findings"]) for b in buckets.values()),
-            "buckets": dict(sorted(buckets.items())), "stop_reason": stop_reason}
+            "buckets": dict(sorted(buckets.items())), "stop_reason": stop_reason,
+            "eager_kernel_bugs": dict(eager_kernels.most_common())}
 
 
 def render_text(s: dict) -> str:
@@ -122,6 +126,8 @@ def render_text(s: dict) -> str:
              f" (within cases: {'-' if s.get('job_overhead_share') is None else format(s['job_overhead_share'], '.1%')})"
              f"  oom {s.get('oom', 0)}  dropped {s.get('dropped', 0)}",
              f"  findings {s['findings']} in {len(s['buckets'])} buckets"]
+    for kernel, n in (s.get("eager_kernel_bugs") or {}).items():
+        lines.append(f"  screened (eager's own kernel, not the compiler): {kernel}  x{n} cases")
     for slug, b in s["buckets"].items():
         mark = {True: "confirmed", False: "NOT reproduced in a fresh process", None: "not verified"}[b["confirmed"]]
         ladder = f" (ladder: {b['ladder_stage']})" if b.get("ladder_stage") else ""
@@ -158,6 +164,7 @@ def render_markdown(s: dict) -> str:
 - stopped: {s.get('stop_reason') or 'not stopped (running, or the campaign process died)'}
 - HTML report: [report.html](report.html), event log: [events.jsonl](events.jsonl)
 - findings: {s['findings']} in {len(s['buckets'])} buckets
+- mismatches screened because eager's own kernel read outside its input (eager bugs, not compiler bugs): {json.dumps(s.get('eager_kernel_bugs') or {})}
 - config: `{json.dumps(s['config'], sort_keys=True)}`
 - versions: `{json.dumps(s['versions'], sort_keys=True)}`
 

@@ -18,8 +18,10 @@ the schedule model allows, or a hit of the recompile limit is a ``recompile``
 verdict whose detail carries the guard-failure reasons.
 
 ``needs_perturbation(verdicts)`` tells the executor when perturbed eager runs
-could still clear a float or integer mismatch; judging again with them is how
-ill-conditioned programs are screened out.
+(and the eager-kernel audit) could still clear a float or integer mismatch;
+judging again with them is how ill-conditioned programs, and calls where an
+eager kernel reads memory outside its input, are screened out: a value of a
+call with ``eager_kernel_bugs`` is never a numeric, mutation or gradient verdict.
 """
 from __future__ import annotations
 
@@ -122,6 +124,8 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
             break
         status, reason = compare(e.values[i], rec.eager_again.values[i], r, c.values[i], pert,
                                  strict=strict, floor_eps=floor_eps, reduce_n=reduce_n, coarse_eps=coarse_eps)
+        if status == "mismatch" and rec.eager_kernel_bugs and not label.startswith("alias "):
+            continue  # eager's own kernel misbehaved in this call: no witness for the compiler
         if status == "mismatch":
             oracle = "aliasing" if label.startswith("alias ") else "fp64-rule"
             out.append(Verdict(_symptom(label), "unknown", oracle, f"{label}: {reason}", k, label))
@@ -134,7 +138,8 @@ def judge_cross_device(k: int, rec, floor_eps: float = 0.0, reduce_n: int = 1,
     from fp64 than both eager runs (and the perturbed runs) are, so kernels that legitimately
     differ between devices are never blamed on the compiler."""
     e, c, cpu = rec.eager, rec.compiled, rec.cpu_eager
-    if cpu is None or cpu.error or e.error or c is None or c.error or cpu.labels != c.labels:
+    if cpu is None or cpu.error or e.error or c is None or c.error or cpu.labels != c.labels \
+            or rec.eager_kernel_bugs:
         return []
     ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
     out = []

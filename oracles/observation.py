@@ -3,7 +3,9 @@
 Contract: an ``Observation`` holds, per call of the schedule, the outcome of
 eager, of eager again (nondeterminism screen), of the fp64 reference run (None
 when the program cannot run in fp64), of the compiled run, and of any
-perturbed eager runs. An outcome is any object with ``values`` (tensors or
+perturbed eager runs; ``eager_kernel_bugs`` lists the aten kernels the eager
+audit (``fuzzcomp.kernel_audit``) caught reading outside their input in that
+call, which makes its values unjudgeable. An outcome is any object with ``values`` (tensors or
 scalars: outputs, then the inputs after the call), ``labels`` (one per value)
 and ``error`` (None or ``(type name, message, frames)``). Labels name what a
 value is: ``output...``, ``input NAME after call``, ``alias of output tensor
@@ -34,6 +36,7 @@ class CallRecord:
     compiled: Any
     perturbed: list = field(default_factory=list)
     cpu_eager: Any = None   # device runs only: the same call in eager on the CPU (cross-device oracle)
+    eager_kernel_bugs: list = field(default_factory=list)  # kernels the eager audit caught
 
 
 @dataclass

@@ -1,0 +1,161 @@
+"""Eager-kernel audit: finds aten kernels whose eager result is not a function of their inputs.
+
+Contract: ``with KernelAudit() as audit: <eager run>`` re-runs, under a TorchDispatchMode,
+every non-mutating aten op that receives a tensor argument with a non-trivial layout (a view:
+zero or permuted strides, a storage offset, or a storage larger than the view) twice more:
+
+* on a *fenced* copy of each such argument: same sizes, strides and offset, laid inside a
+  fresh storage whose every element outside the view is NaN (or the type's extreme value).
+  A correct kernel reads only the elements the view addresses, so its result must be the
+  same (exactly for integers, to 1e-3 for floats, NaN nowhere new); a kernel that reads
+  past its input picks up the fence and differs;
+* on contiguous copies: float results must agree to 1e-3 relative (rounding may move with
+  the summation order; a wrong element does not). Integer results (indices, which ties
+  may legitimately move) are not compared here.
+
+``audit.flagged`` lists ``"aten.op: why"`` for each kernel caught. The caller treats every
+float value of such a call as unjudgeable: when eager's own kernel reads memory it does not
+own, its answer and the compiled one (which may call the same kernel) are both arbitrary, and
+PyTorch maintainers reject a compiler report built on them. The RNG state is restored before
+each re-run, so random ops see the same stream. The audit only runs when a call already has a
+numeric mismatch; it costs three executions of the audited ops, nothing else.
+"""
+from __future__ import annotations
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
+
+_RANDOM = ("rand", "dropout", "bernoulli", "normal", "multinomial", "poisson", "exponential",
+           "uniform", "cauchy", "geometric", "log_normal")
+_FENCE = 64  # elements of fence before and after the view
+# ops whose arguments name absolute storage positions: a fenced copy moves them on purpose
+_ABSOLUTE = ("aten.as_strided", "aten.set_", "aten._reshape_alias")
+# ops whose result is uninitialised memory by contract
+_UNINITIALISED = ("aten.empty", "aten.new_empty", "aten.empty_like", "aten.empty_strided")
+
+
+def _rng_state():
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and \
+        torch.cuda.is_initialized() else None
+    return torch.get_rng_state(), cuda
+
+
+def _set_rng_state(state):
+    torch.set_rng_state(state[0])
+    if state[1] is not None:
+        torch.cuda.set_rng_state_all(state[1])
+
+
+def _plain_view(t) -> bool:
+    """True when ``t`` addresses its whole storage densely from offset 0 (nothing to audit)."""
+    if t.layout != torch.strided or t.is_sparse or t.numel() == 0:
+        return True
+    try:
+        nbytes = t.untyped_storage().nbytes()
+    except Exception:  # a wrapper without storage: nothing to audit
+        return True
+    return (t.is_contiguous() and t.storage_offset() == 0
+            and nbytes == t.numel() * t.element_size())
+
+
+def _fence_value(dtype):
+    if dtype.is_floating_point or dtype.is_complex:
+        return float("nan")
+    if dtype == torch.bool:
+        return True
+    return torch.iinfo(dtype).min
+
+
+def _fenced(t):
+    """A copy of view ``t`` at the same strides and offset inside a storage full of fence values:
+    only the elements the view addresses hold data (gaps between strides are fenced too)."""
+    extent = 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
+    length = t.storage_offset() + extent
+    where = torch.arange(length, device=t.device).as_strided(t.shape, t.stride(), t.storage_offset())
+    base = torch.full((length + 2 * _FENCE,), _fence_value(t.dtype), dtype=t.dtype, device=t.device)
+    with torch.no_grad():
+        base[where.reshape(-1) + _FENCE] = t.detach().reshape(-1)
+    return base.as_strided(t.shape, t.stride(), t.storage_offset() + _FENCE)
+
+
+def _same_bits(a, b) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return bool(torch.equal(a, b))
+
+
+def _unchanged(a, b) -> bool:
+    """Same layout, same values: exact for integers (CPU and GPU kernels are deterministic
+    there), ``_close`` for floats (GPU atomics may reorder a sum between two runs)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return _close(a, b) if a.dtype.is_floating_point else _same_bits(a, b)
+
+
+def _close(a, b) -> bool:
+    """Float results agree to 1e-3 relative, NaN only where NaN; other dtypes are not judged."""
+    if a.shape != b.shape or not a.dtype.is_floating_point:
+        return True
+    a, b = a.double(), b.double()
+    both_nan = a.isnan() & b.isnan()
+    ok = both_nan | (a == b) | ((a - b).abs() <= 1e-3 * torch.maximum(a.abs(), b.abs()).clamp_min(1.0))
+    return bool(ok.all())
+
+
+class KernelAudit(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.flagged: list[str] = []
+
+    def _flag(self, func, why):
+        entry = f"{func}: {why}"
+        if entry not in self.flagged:
+            self.flagged.append(entry)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        rng = _rng_state()
+        out = func(*args, **kwargs)
+        name = str(func)
+        if func._schema.is_mutable or name.startswith(_ABSOLUTE + _UNINITIALISED) or not any(
+                isinstance(a, torch.Tensor) and not _plain_view(a)
+                for a in tree_flatten((args, kwargs))[0]):
+            return out
+        try:
+            self._audit(func, name, args, kwargs, out, rng)
+        except Exception:  # the audit is a witness: an op it cannot replay is simply not audited
+            pass
+        return out
+
+    def _replay(self, func, args, kwargs, rng, copy):
+        def conv(a):
+            return copy(a) if isinstance(a, torch.Tensor) and not _plain_view(a) else a
+        saved = _rng_state()
+        _set_rng_state(rng)
+        try:
+            with torch.no_grad():
+                return func(*tree_map(conv, args), **tree_map(conv, kwargs))
+        finally:
+            _set_rng_state(saved)
+
+    def _audit(self, func, name, args, kwargs, out, rng):
+        results = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+        if not results:
+            return
+        fenced = [t for t in tree_flatten(self._replay(func, args, kwargs, rng, _fenced))[0]
+                  if isinstance(t, torch.Tensor)]
+        if len(fenced) == len(results) and not all(
+                _unchanged(a.detach(), b.detach()) for a, b in zip(results, fenced)):
+            self._flag(name, "reads memory outside its input view")
+            return
+        if any(r in name for r in _RANDOM):
+            return
+        dense = [t for t in tree_flatten(self._replay(
+            func, args, kwargs, rng, lambda a: a.detach().contiguous().clone()))[0]
+            if isinstance(t, torch.Tensor)]
+        if len(dense) == len(results) and not all(
+                _close(a.detach(), b.detach()) for a, b in zip(results, dense)):
+            self._flag(name, "result changes when its input view is made contiguous")

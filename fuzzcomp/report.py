@@ -164,7 +164,7 @@ def render_markdown(s: dict) -> str:
 - stopped: {s.get('stop_reason') or 'not stopped (running, or the campaign process died)'}
 - HTML report: [report.html](report.html), event log: [events.jsonl](events.jsonl)
 - findings: {s['findings']} in {len(s['buckets'])} buckets
-- mismatches screened because eager's own kernel read outside its input (eager bugs, not compiler bugs): {json.dumps(s.get('eager_kernel_bugs') or {})}
+- mismatches screened because eager's own kernel read outside its input (eager bugs, not compiler bugs): {', '.join(f'`{k}` x{n}' for k, n in (s.get('eager_kernel_bugs') or {}).items()) or 'none'}
 - config: `{json.dumps(s['config'], sort_keys=True)}`
 - versions: `{json.dumps(s['versions'], sort_keys=True)}`
 

@@ -49,8 +49,10 @@ def _campaign(tmp_path, *args):
 def test_cuda_planted_triton_relu_bug_is_found(tmp_path):
     s = _campaign(tmp_path, "--cases", "30", "--jobs", "2", "--backend", "fuzzcomp.planted:inductor_relu_bug",
                   "--minimize-budget", "90")
-    assert s["findings"] >= 1 and s["harness_errors"] == 0
-    assert any(b["confirmed"] for b in s["buckets"].values())
+    why = json.dumps({k: s.get(k) for k in ("cases", "valid", "findings", "harness_errors", "buckets",
+                                             "stop_reason")}, default=str)[:4000]
+    assert s["findings"] >= 1 and s["harness_errors"] == 0, why
+    assert any(b["confirmed"] for b in s["buckets"].values()), why
 
 
 @needs_cuda

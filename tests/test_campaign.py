@@ -18,7 +18,7 @@ from fuzzcomp.generators import generate
 from fuzzcomp.generators.ir import op_names
 from fuzzcomp.html_report import render_html
 from fuzzcomp.oracles_glue import crash_verdict
-from fuzzcomp.report import render_markdown, summarise
+from fuzzcomp.report import render_markdown, render_text, summarise
 from fuzzcomp.settings_file import load_settings
 from fuzzcomp.store import Store
 from fuzzcomp.triage import bucket_of
@@ -182,7 +182,9 @@ def synthetic_campaign(root: Path) -> Store:
         case = generate(i)
         store.event("case", index=i, seed=i, valid=i != 3, status="done",
                     timings={"eager": 0.1, "compiled": 0.5, "generate": 0.01, "job": 0.7},
-                    ops=op_names(case.program), features=case_features(case))
+                    ops=op_names(case.program), features=case_features(case),
+                    **({"eager_kernel_bugs": ["aten.median.dim: reads memory outside its input view"]}
+                       if i == 4 else {}))
     v = crash_verdict("died", "worker died with exit code -6")
     fid = store.record_finding(generate(2), [v], bucket_of(v), origin="case 2")
     store.event("finding", id=fid, bucket=bucket_of(v).slug(), symptom="segfault", stage="unknown",
@@ -196,8 +198,11 @@ def test_summary_markdown_and_html(tmp_path):
     s = summarise(store)
     assert s["cases"] == 5 and s["valid"] == 4 and s["findings"] == 1 and s["jobs"] == 2
     assert s["phase_s"]["compiled"] == 2.5 and s["phase_s"]["worker other (judge, IPC)"] == 0.5
+    assert s["eager_kernel_bugs"] == {"aten.median.dim: reads memory outside its input view": 1}
     md = render_markdown(s)
     assert "first seen" in md and "segfault" in md and "report.html" in md
+    assert "`aten.median.dim: reads memory outside its input view` x1" in md
+    assert "screened (eager's own kernel, not the compiler): aten.median.dim" in render_text(s)
     page = render_html(store, s)
     assert page.count("<svg") == 5 and "segfault-unknown-" in page and "<script" not in page
     assert "New buckets over time" in page and "Op coverage" in page and "Feature coverage" in page

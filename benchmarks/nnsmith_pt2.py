@@ -34,6 +34,22 @@ import numpy as np
 import torch
 
 PT2_BACKEND = os.environ.get("NNSMITH_PT2_BACKEND", "inductor")  # a registered name or module:function
+# where to keep running totals of what Dynamo captured (models, graphs, ops): the program size the
+# compiler saw, comparable with fuzzcomp's per-case ``captured_ops`` (side_by_side.py reads it)
+STATS_PATH = os.environ.get("NNSMITH_PT2_STATS")
+_TOTALS = {"models": 0, "graphs": 0, "captured_ops": 0}
+
+
+def _record_capture() -> None:
+    if not STATS_PATH:
+        return
+    from torch._dynamo.utils import counters
+    _TOTALS["graphs"] = int(counters["stats"]["unique_graphs"])
+    _TOTALS["captured_ops"] = int(counters["stats"]["calls_captured"])
+    tmp = STATS_PATH + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(_TOTALS, f)
+    os.replace(tmp, STATS_PATH)
 
 
 def _backend():
@@ -78,10 +94,15 @@ def _make_factory_class():
             compiled = torch.compile(net, backend=_backend())
             names = list(net.output_like.keys())
 
+            _TOTALS["models"] += 1
+
             def closure(inputs):
                 tensors = [torch.from_numpy(v).to(self.device) for v in inputs.values()]
-                with torch.no_grad():
-                    out = compiled(*tensors)
+                try:
+                    with torch.no_grad():
+                        out = compiled(*tensors)
+                finally:
+                    _record_capture()
                 return {k: v.cpu().detach().resolve_conj().numpy() for k, v in zip(names, out)}
             return closure
 

@@ -18,6 +18,10 @@ Then each tool's findings are judged by PyTorch's fuzzer rule:
   (``fuzzcomp.oracles.fp64rule.compare``) or, for crashes, the parity rule.
 - fuzzcomp's findings: one ``fuzzcomp replay`` per bucket in a fresh process
   (exit 1 = the discrepancy shows again under the same rule).
+Program size is measured the same way for both: the ops Dynamo captured into
+graphs (``counters["stats"]["calls_captured"]``: fuzzcomp's ``captured_ops`` in
+its summary, NNSmith's from the shim's running totals), so ``--max-nodes`` can
+be set to compare the tools at the same compiled program size.
 Writes ``OUT/side_by_side.json`` and prints it.
 """
 from __future__ import annotations
@@ -35,8 +39,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def _spawn(cmd: list[str], log: Path, cache: str) -> subprocess.Popen:
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+def _spawn(cmd: list[str], log: Path, cache: str, extra_env: dict | None = None) -> subprocess.Popen:
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1",
+               **(extra_env or {}))
     return subprocess.Popen(cmd, stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env,
                             start_new_session=True)
 
@@ -112,6 +117,7 @@ def main() -> int:
               f"fuzz.root={nn_root}", f"fuzz.seed={args.seed}", f"hydra.run.dir={out / 'nnsmith-hydra'}"]
     env_backend = {"NNSMITH_PT2_BACKEND": args.backend}
     os.environ.update(env_backend)
+    capture_path = out / "nnsmith_capture.json"   # the shim's running totals of what Dynamo captured
     caches = [tempfile.mkdtemp(prefix="sbs-cache-fz-"), tempfile.mkdtemp(prefix="sbs-cache-nn-")]
     procs = {}
     runs_path = out / "runs.json"
@@ -119,7 +125,8 @@ def main() -> int:
         waited = json.loads(runs_path.read_text())
     else:
         for name, cmd, cache in (("fuzzcomp", fz_cmd, caches[0]), ("nnsmith", nn_cmd, caches[1])):
-            p = _spawn(cmd, out / f"{name}.log", cache)
+            extra = {"NNSMITH_PT2_STATS": str(capture_path)} if name == "nnsmith" else {}
+            p = _spawn(cmd, out / f"{name}.log", cache, extra)
             p._bench_t0 = time.monotonic()
             procs[name] = p
         deadline = time.monotonic() + secs + 600
@@ -134,12 +141,23 @@ def main() -> int:
         res[name] = {"exit_code": code, "process_wall_s": round(wall, 1), "cpu_s": round(cpu, 1)}
     fz = res["fuzzcomp"]
     fz.update(cases=fz_sum.get("cases"), valid_rate=fz_sum.get("valid_rate"), findings=fz_sum.get("findings"),
-              distinct=len(fz_sum.get("buckets", {})))
+              distinct=len(fz_sum.get("buckets", {})), captured_ops=fz_sum.get("captured_ops"),
+              graphs=fz_sum.get("graphs"))
     res["nnsmith"].update(nn)
+    try:   # what Dynamo captured of NNSmith's models (its SymbolNet graph-breaks between many ops)
+        cap = json.loads(capture_path.read_text())
+        res["nnsmith"].update(captured_ops=cap["captured_ops"], graphs=cap["graphs"],
+                              compiled_models=cap["models"])
+    except (OSError, json.JSONDecodeError, KeyError):
+        pass
     for name, cases in (("fuzzcomp", fz.get("cases")), ("nnsmith", nn.get("cases"))):
         r = res[name]
         r["cases_per_hour"] = round(cases / r["process_wall_s"] * 3600, 1) if cases else 0.0
         r["cases_per_cpu_hour"] = round(cases / r["cpu_s"] * 3600, 1) if cases and r["cpu_s"] else 0.0
+        if r.get("captured_ops") is not None and cases:
+            # program size as the compiler saw it: ops in Dynamo-captured graphs (recompiles included)
+            r["captured_ops_per_case"] = round(r["captured_ops"] / cases, 2)
+            r["captured_ops_per_cpu_hour"] = round(r["captured_ops"] / r["cpu_s"] * 3600, 1) if r["cpu_s"] else 0.0
     # judge both tools' findings by the fp64 / parity rules
     p = subprocess.run([args.nnsmith_python, str(HERE / "nnsmith_pt2.py"), "recheck", str(nn_root),
                         str(out / "nnsmith_recheck.json")], capture_output=True, text=True,
@@ -158,6 +176,9 @@ def main() -> int:
     if fz.get("cases_per_hour") and res["nnsmith"].get("cases_per_hour"):
         res["ratio_cases_per_hour_fuzzcomp_over_nnsmith"] = round(
             fz["cases_per_hour"] / res["nnsmith"]["cases_per_hour"], 3)
+    if fz.get("captured_ops_per_cpu_hour") and res["nnsmith"].get("captured_ops_per_cpu_hour"):
+        res["ratio_captured_ops_per_cpu_hour_fuzzcomp_over_nnsmith"] = round(
+            fz["captured_ops_per_cpu_hour"] / res["nnsmith"]["captured_ops_per_cpu_hour"], 3)
     (out / "side_by_side.json").write_text(json.dumps(res, indent=1))
     print(json.dumps(res, indent=1))
     return 0

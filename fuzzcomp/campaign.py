@@ -282,11 +282,13 @@ class Campaign:
         if result.status == DONE and result.verdicts:
             self._record(job.case, result.verdicts, index)
         why = (result.stats or {}).get("eager_error") if result.status == DONE and not result.valid else None
-        kernels = (result.stats or {}).get("eager_kernel_bugs") if result.status == DONE else None
-        self._case_done(job.case, index, result.valid, result.status, result.timings, why, kernels)
+        stats = (result.stats or {}) if result.status == DONE else {}
+        self._case_done(job.case, index, result.valid, result.status, result.timings, why,
+                        stats.get("eager_kernel_bugs"),
+                        {k: stats[k] for k in ("captured_ops", "graphs") if isinstance(stats.get(k), int)})
 
     def _case_done(self, case, index, valid, status, timings, why: str | None = None,
-                   eager_kernel_bugs=None) -> None:
+                   eager_kernel_bugs=None, captured=None) -> None:
         timings = dict(timings or {})
         if index in self._t_case:
             gen_s, submitted = self._t_case.pop(index)
@@ -299,7 +301,8 @@ class Campaign:
                          timings={k: round(v, 4) for k, v in timings.items()},
                          ops=op_names(case.program), features=case_features(case),
                          **({"eager_error": why} if why else {}),
-                         **({"eager_kernel_bugs": list(eager_kernel_bugs)} if eager_kernel_bugs else {}))
+                         **({"eager_kernel_bugs": list(eager_kernel_bugs)} if eager_kernel_bugs else {}),
+                         **(captured or {}))
         self.progress("case", counts=self.counts)
 
     def _drop_in_flight(self, workers, why: str) -> None:

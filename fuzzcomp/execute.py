@@ -259,6 +259,13 @@ def _graph_count() -> int:
     return int(counters["stats"]["unique_graphs"])
 
 
+def _captured_calls() -> int:
+    """Ops Dynamo has captured into graphs so far in this process (call nodes of every graph it
+    compiled): the program size the compiler actually saw, comparable across fuzzers."""
+    from torch._dynamo.utils import counters
+    return int(counters["stats"]["calls_captured"])
+
+
 def _reset_dynamo() -> None:
     import torch._dynamo
     from torch._dynamo import utils
@@ -396,7 +403,7 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
         hasattr(inductor_config, "emulate_precision_casts") else {}
     with inductor_config.patch(patch):
         compiled = _compile(fn, case)
-        before = _graph_count()
+        before, captured0, graphs0 = _graph_count(), _captured_calls(), _graph_count()
         for rec, call in zip(records, case.calls):
             rec.compiled = runner.run(compiled, call, phase="run")
             now = _graph_count()
@@ -412,6 +419,8 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
             stats["replay_graphs_per_call"] = replay
             stats["compile_events"] = sum(1 for g in stats["graphs_per_call"] if g > 0)
             stats["max_compile_events"] = max_compile_events(case)
+    stats["captured_ops"] = _captured_calls() - captured0
+    stats["graphs"] = _graph_count() - graphs0
     stats.update(_dynamo_reasons())
     stats["strict_precision"] = options.strict_precision
     if clock is not None:

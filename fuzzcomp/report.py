@@ -30,6 +30,7 @@ def summarise(store: Store) -> dict:
     seen_index: set = set()
     job_s = in_jobs = 0.0      # worker wall time of the cases, and the part of it inside torch
     eager_kernels = Counter()  # eager kernels caught reading outside their input (cases screened)
+    captured = graphs = 0      # ops Dynamo captured into graphs, and the graphs, over all cases
     for ev in store.events():
         t = ev.get("t")
         kind = ev.get("event")
@@ -51,6 +52,8 @@ def summarise(store: Store) -> dict:
             oom += ev.get("status") == "oom"
             for k in ev.get("eager_kernel_bugs") or ():
                 eager_kernels[str(k)] += 1
+            captured += int(ev.get("captured_ops") or 0)
+            graphs += int(ev.get("graphs") or 0)
             timings = {k: float(v) for k, v in (ev.get("timings") or {}).items()}
             for k, v in timings.items():
                 if k != "job":
@@ -112,7 +115,9 @@ def summarise(store: Store) -> dict:
             "phase_s": {k: round(v, 1) for k, v in sorted(phase.items())},
             "findings": sum(len(b["findings"]) for b in buckets.values()),
             "buckets": dict(sorted(buckets.items())), "stop_reason": stop_reason,
-            "eager_kernel_bugs": dict(eager_kernels.most_common())}
+            "eager_kernel_bugs": dict(eager_kernels.most_common()),
+            "captured_ops": captured, "graphs": graphs,
+            "captured_ops_per_case": round(captured / cases, 2) if cases else 0.0}
 
 
 def render_text(s: dict) -> str:
@@ -120,6 +125,8 @@ def render_text(s: dict) -> str:
              f"  cases {s['cases']}  valid {s['valid']} ({s['valid_rate']:.1%})  "
              f"harness errors {s['harness_errors']}  wall {s['wall_s']:.0f} s  "
              f"{s['cases_per_min']:.1f} cases/min",
+             f"  compiled: {s.get('graphs', 0)} graphs, {s.get('captured_ops', 0)} ops captured by Dynamo "
+             f"({s.get('captured_ops_per_case', 0)} per case)",
              "  time by phase (s): " + ", ".join(f"{k} {v}" for k, v in s["phase_s"].items()),
              f"  worker time outside torch compile+execute: "
              f"{'-' if s.get('overhead_share') is None else format(s['overhead_share'], '.1%')}"

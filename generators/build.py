@@ -19,7 +19,7 @@ from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
 
-GENERATOR_VERSION = "0.5"
+GENERATOR_VERSION = "0.6"
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths
@@ -43,6 +43,9 @@ class GenConfig:
     # bernoulli kernels consume the Philox stream differently from Inductor's decomposed RNG, even
     # under fallback_random, so their masks differ by design (a report PyTorch rejects as "RNG").
     random_ops: bool = True
+    # Integer matmul/mm/bmm/einsum (bounds keep them free of overflow). Off on CUDA, whose eager
+    # has no integer GEMM. NNSmith found a uint8 matmul miscompile that this once could not reach.
+    int_matmul: bool = True
 
     @classmethod
     def for_device(cls, device: str, **overrides) -> "GenConfig":
@@ -50,6 +53,7 @@ class GenConfig:
         if device != "cpu":
             overrides.setdefault("half_weight", 3.0)
             overrides.setdefault("random_ops", False)
+            overrides.setdefault("int_matmul", False)
         return cls(**overrides)
 
 
@@ -77,6 +81,7 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     sizes = schedule_sizes(ch, symbols, n_calls)
     counter = new_counter()
     scope = StructScope(ch, counter, sizes={s: sizes[s] for s in symbols}, max_numel=cfg.max_numel)
+    scope.int_matmul = cfg.int_matmul
     inputs = _inputs(ch, scope, symbols, cfg)
     one_stmt = _one_stmt if cfg.random_ops else functools.partial(_one_stmt, weights=_NO_RANDOM_WEIGHTS)
     ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))

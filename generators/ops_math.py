@@ -22,7 +22,15 @@ ident = lambda d: d
 to_bool = lambda d: "bool"
 to_i64 = lambda d: "int64"
 sum_b = lambda b, n: b * max(n, 1)
-pow_b = lambda b, n: max(b, 1.0) ** max(n, 1)
+
+
+def pow_b(b, n):
+    """Bound of a product of n values bounded by b (inf once it leaves float range)."""
+    try:
+        return max(b, 1.0) ** max(n, 1)
+    except OverflowError:
+        return float("inf")
+
 
 REDUCE = (
     Reduce("torch.sum", "{0}.sum({1}, keepdim={2})", dtypes="numb", bound=sum_b, out_dtype=acc_out,
@@ -107,6 +115,17 @@ def _mm_float(v: Val) -> bool:
     return v.type.dtype in ("float32", "float64", "bfloat16")
 
 
+_MM_INTS = ("int64", "int32", "int16", "int8", "uint8")
+
+
+def _mm_operand(s, name: str):
+    """Float operands always; integer ones too where the scope allows (CPU) and the op takes no
+    float scaling (addmm/baddbmm pass alpha=0.5, mv/dot-like stay float)."""
+    ints = s.int_matmul and name in ("torch.matmul", "Tensor.__matmul__", "torch.mm", "torch.bmm",
+                                     "torch.einsum")
+    return lambda v: _mm_float(v) or (ints and v.type.dtype in _MM_INTS)
+
+
 def _weight(n_expr: str, shape_expr: str) -> str:
     """A deterministic weight in x's dtype: linspace over [-0.5, 0.5] reshaped."""
     return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype={{0}}.dtype, device={{0}}.device).reshape({shape_expr})"
@@ -114,12 +133,13 @@ def _weight(n_expr: str, shape_expr: str) -> str:
 
 def matmul(s, spec):
     name = spec.name
+    ok = _mm_operand(s, name)
     if name in ("torch.matmul", "Tensor.__matmul__", "torch.einsum"):
-        x = s.pick(lambda v: _mm_float(v) and v.type.rank >= 2)
+        x = s.pick(lambda v: ok(v) and v.type.rank >= 2)
     elif name in ("torch.mm", "torch.addmm"):
-        x = s.pick(lambda v: _mm_float(v) and v.type.rank == 2)
+        x = s.pick(lambda v: ok(v) and v.type.rank == 2)
     elif name in ("torch.bmm", "torch.baddbmm"):
-        x = s.pick(lambda v: _mm_float(v) and v.type.rank == 3)
+        x = s.pick(lambda v: ok(v) and v.type.rank == 3)
     else:  # mv, outer, dot-like
         x = s.pick(lambda v: _mm_float(v) and v.type.rank == 1)
         if name == "torch.mv":

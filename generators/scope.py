@@ -78,6 +78,8 @@ class Scope:
         self.sizes = sizes if sizes is not None else (parent.sizes if parent else {})
         self.max_numel = max_numel if parent is None else parent.max_numel
         self.flags: dict[str, int] = {} if parent is None else parent.flags  # e.g. random ops used
+        # integer matmuls (CPU eager has them; CUDA eager rejects them): GenConfig.int_matmul
+        self.int_matmul: bool = False if parent is None else parent.int_matmul
 
     # ---- queries ---------------------------------------------------------
     def all_vals(self) -> list[Val]:

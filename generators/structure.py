@@ -326,6 +326,7 @@ def _build_function(ch: ChoiceStream, scope: StructScope, ctx: Context, args: li
                     extra_vals=()) -> Helper:
     """A helper body over read-only parameters; it ends in a fresh (non-view) tensor."""
     hs = StructScope(ch, scope._counter, sizes=scope.sizes, max_numel=scope.max_numel)
+    hs.int_matmul = scope.int_matmul
     params = []
     for a in args:
         pn = hs.fresh()

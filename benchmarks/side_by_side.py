@@ -101,6 +101,9 @@ def main() -> int:
     ap.add_argument("--backend", default="inductor")
     ap.add_argument("--max-nodes", type=int, default=10,
                     help="NNSmith mgen.max_nodes (fuzzcomp's programs average ~9 statements)")
+    ap.add_argument("--fuzzcomp-config", default=None, metavar="TOML",
+                    help="a fuzzcomp settings file for its run, e.g. with [generator] max_stmts = 28 "
+                         "to match NNSmith's program size (captured ops per case)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--judge-only", action="store_true",
                     help="skip the runs; recount and re-judge what an earlier run left in --out")
@@ -111,7 +114,7 @@ def main() -> int:
     fz_out, nn_root = out / "fuzzcomp", out / "nnsmith"
     fz_cmd = [sys.executable, "-m", "fuzzcomp", "run", "--minutes", str(args.minutes), "--jobs", "1",
               "--backend", args.backend, "--no-minimize", "--quiet", "--seed", str(args.seed),
-              "--out", str(fz_out)]
+              "--out", str(fz_out)] + (["--config", args.fuzzcomp_config] if args.fuzzcomp_config else [])
     nn_cmd = [args.nnsmith_python, str(HERE / "nnsmith_pt2.py"), "fuzz", f"fuzz.time={secs}s",
               "model.type=torch", "backend.type=pt2", f"mgen.max_nodes={args.max_nodes}",
               f"fuzz.root={nn_root}", f"fuzz.seed={args.seed}", f"hydra.run.dir={out / 'nnsmith-hydra'}"]

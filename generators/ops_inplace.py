@@ -162,8 +162,9 @@ INPLACE = (
          max_in=math.inf, exact_in=False, keeps_exact=False),
     Spec("Tensor.exp_", "inplace", unary_, 0.2, dtypes="float", method="exp_()", bound=lambda b: math.exp(b),
          max_in=3.0, exact_in=False, keeps_exact=False),
-    Spec("Tensor.sqrt_", "inplace", unary_, 0.2, dtypes="float", method="abs_().sqrt_()",
-         bound=lambda b: math.sqrt(b), max_in=math.inf, exact_in=False, keeps_exact=False),
+    Spec("Tensor.sqrt_", "inplace", unary_, 0.2, dtypes="float", method="abs_().add_(0.25).sqrt_()",
+         # shifted off sqrt's singular derivative at 0 (see torch.sqrt in ops_pointwise)
+         bound=lambda b: math.sqrt(b + 0.25), max_in=math.inf, exact_in=False, keeps_exact=False),
     Spec("Tensor.square_", "inplace", unary_, 0.2, dtypes="num", method="square_()", bound=lambda b: b * b,
          max_in=math.inf, exact_in=False, keeps_exact=False),
     Spec("Tensor.floor_", "inplace", unary_, 0.2, dtypes="float", method="floor_()", bound=lambda b: b + 1,

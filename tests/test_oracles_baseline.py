@@ -49,7 +49,29 @@ def _zero_instead_of_none() -> bool:
     return grads[0] is None and grads[1] is not None
 
 
+def _compile_time_inplace_on_saved() -> bool:
+    """AOTAutograd: an intermediate saved for backward (sqrt's output), then overwritten in place,
+    that is live across a graph break makes the compile itself fail ("modified by an inplace
+    operation ... output 0 of Sqrt"), although eager's backward never passes through it."""
+    def fn(x):
+        v = torch.sqrt(torch.abs(x) + 0.25)
+        v.copy_(x)
+        if (x > -5).any():
+            return x * 2
+        return torch.tanh(v)
+    fn(torch.rand(3, 3).requires_grad_()).sum().backward()   # eager is fine
+    try:
+        torch.compile(fn, backend="aot_eager")(torch.rand(3, 3).requires_grad_()).sum().backward()
+    except Exception as e:  # BackendCompilerFailed wraps the RuntimeError
+        return "modified by an inplace operation" in str(e)
+    return False
+
+
 KNOWN_REAL = {
+    "aot-compile-time-inplace-on-saved": (
+        _compile_time_inplace_on_saved,
+        lambda v: v.symptom == "compile-crash" and "BackendCompilerFailed" in v.detail
+        and "modified by an inplace operation" in v.detail),
     "aot-saved-input-mutated": (
         _saved_input_mutated,
         lambda v: v.symptom == "runtime-crash" and "CopyBackwards" in v.detail

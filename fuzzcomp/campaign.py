@@ -281,8 +281,8 @@ class Campaign:
             self.store.event("harness-error", seed=job.case.seed, index=index, message=result.message)
         if result.status == DONE and result.verdicts:
             self._record(job.case, result.verdicts, index)
-        why = (result.stats or {}).get("eager_error") if result.status == DONE and not result.valid else None
         stats = (result.stats or {}) if result.status == DONE else {}
+        why = None if result.valid else stats.get("eager_error")
         self._case_done(job.case, index, result.valid, result.status, result.timings, why,
                         stats.get("eager_kernel_bugs"),
                         {k: stats[k] for k in ("captured_ops", "graphs") if isinstance(stats.get(k), int)})

@@ -403,7 +403,8 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
         hasattr(inductor_config, "emulate_precision_casts") else {}
     with inductor_config.patch(patch):
         compiled = _compile(fn, case)
-        before, captured0, graphs0 = _graph_count(), _captured_calls(), _graph_count()
+        before = graphs0 = _graph_count()
+        captured0 = _captured_calls()
         for rec, call in zip(records, case.calls):
             rec.compiled = runner.run(compiled, call, phase="run")
             now = _graph_count()

@@ -26,6 +26,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
+from fuzzcomp.oracles.fp64rule import bitwise_same
+
 _RANDOM = ("rand", "dropout", "bernoulli", "normal", "multinomial", "poisson", "exponential",
            "uniform", "cauchy", "geometric", "log_normal")
 _FENCE = 64  # elements of fence before and after the view
@@ -79,12 +81,8 @@ def _fenced(t):
     return base.as_strided(t.shape, t.stride(), t.storage_offset() + _FENCE)
 
 
-def _same_bits(a, b) -> bool:
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.dtype.is_floating_point or a.dtype.is_complex:
-        return bool(((a == b) | (a.isnan() & b.isnan())).all())
-    return bool(torch.equal(a, b))
+def _tensors(tree) -> list:
+    return [t.detach() for t in tree_flatten(tree)[0] if isinstance(t, torch.Tensor)]
 
 
 def _unchanged(a, b) -> bool:
@@ -92,7 +90,7 @@ def _unchanged(a, b) -> bool:
     there), ``_close`` for floats (GPU atomics may reorder a sum between two runs)."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
-    return _close(a, b) if a.dtype.is_floating_point else _same_bits(a, b)
+    return _close(a, b) if a.dtype.is_floating_point else bitwise_same(a, b)
 
 
 def _close(a, b) -> bool:
@@ -117,13 +115,13 @@ class KernelAudit(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        rng = _rng_state()
-        out = func(*args, **kwargs)
         name = str(func)
         if func._schema.is_mutable or name.startswith(_ABSOLUTE + _UNINITIALISED) or not any(
                 isinstance(a, torch.Tensor) and not _plain_view(a)
                 for a in tree_flatten((args, kwargs))[0]):
-            return out
+            return func(*args, **kwargs)
+        rng = _rng_state()  # only for the ops replayed below
+        out = func(*args, **kwargs)
         try:
             self._audit(func, name, args, kwargs, out, rng)
         except Exception:  # the audit is a witness: an op it cannot replay is simply not audited
@@ -142,20 +140,15 @@ class KernelAudit(TorchDispatchMode):
             _set_rng_state(saved)
 
     def _audit(self, func, name, args, kwargs, out, rng):
-        results = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+        results = _tensors(out)
         if not results:
             return
-        fenced = [t for t in tree_flatten(self._replay(func, args, kwargs, rng, _fenced))[0]
-                  if isinstance(t, torch.Tensor)]
-        if len(fenced) == len(results) and not all(
-                _unchanged(a.detach(), b.detach()) for a, b in zip(results, fenced)):
+        fenced = _tensors(self._replay(func, args, kwargs, rng, _fenced))
+        if len(fenced) == len(results) and not all(_unchanged(a, b) for a, b in zip(results, fenced)):
             self._flag(name, "reads memory outside its input view")
             return
         if any(r in name for r in _RANDOM):
             return
-        dense = [t for t in tree_flatten(self._replay(
-            func, args, kwargs, rng, lambda a: a.detach().contiguous().clone()))[0]
-            if isinstance(t, torch.Tensor)]
-        if len(dense) == len(results) and not all(
-                _close(a.detach(), b.detach()) for a, b in zip(results, dense)):
+        dense = _tensors(self._replay(func, args, kwargs, rng, lambda a: a.detach().contiguous().clone()))
+        if len(dense) == len(results) and not all(_close(a, b) for a, b in zip(results, dense)):
             self._flag(name, "result changes when its input view is made contiguous")

@@ -42,7 +42,8 @@ _EPS = {torch.float16: 2.0 ** -10, torch.bfloat16: 2.0 ** -7, torch.float32: 2.0
         torch.float64: 2.0 ** -52}
 
 
-def _bitwise_same(a, b):
+def bitwise_same(a, b):
+    """Same shape, dtype and bits (NaN equal to NaN)."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.dtype.is_floating_point or a.dtype.is_complex:
@@ -80,7 +81,7 @@ def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False, flo
     if compiled.dtype != eager.dtype:
         return "mismatch", f"dtype: eager {eager.dtype} compiled {compiled.dtype}"
     e, c = eager.detach().cpu(), compiled.detach().cpu()
-    if not isinstance(eager_again, torch.Tensor) or not _bitwise_same(e, eager_again.detach().cpu()):
+    if not isinstance(eager_again, torch.Tensor) or not bitwise_same(e, eager_again.detach().cpu()):
         return "skip", "eager is nondeterministic on this value"
     perturbed = [p.detach().cpu() for p in perturbed
                  if isinstance(p, torch.Tensor) and p.shape == e.shape]

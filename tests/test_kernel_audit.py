@@ -59,7 +59,7 @@ def test_planted_out_of_bounds_kernel_is_caught():
 def test_honest_kernel_on_the_same_view_is_not_flagged():
     base = torch.randn(9)
     assert _flags(lambda: honest(base[:8])) == []
-    assert _flags(lambda: honest(base[1:].t() if base.dim() > 1 else base[1:])) == []
+    assert _flags(lambda: honest(base[1:])) == []
 
 
 def test_audit_keeps_random_ops_on_their_stream_and_results_unchanged():

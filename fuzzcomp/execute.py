@@ -4,8 +4,11 @@ Contract: ``observe(case, options=...)`` returns an ``Observation`` and never
 raises for anything the program or the compiler does (those are data);
 ``add_perturbed`` adds perturbed eager runs to an observation. ``check(case)``
 runs the whole execute-then-judge step a worker performs for one case, and
-``localise(case, verdict)`` re-runs a finding on the backend ladder to name
-the compiler stage. Global torch state the oracles depend on
+``localise(case, verdict)`` (from ``ladder``) re-runs a finding on the backend
+ladder on request; ``check`` already gives every finding the ladder's stage.
+Under a CUDA-graph mode each compiled call starts a new CUDA-graph step
+(``cudagraph_mark_step_begin``) and grads are the call's own (set to None
+before it, parameters included), as in a training loop. Global torch state the oracles depend on
 (``fallback_random``, the RNG, ``emulate_precision_casts`` in strict mode) is
 set here.
 
@@ -39,17 +42,16 @@ import torch
 
 from fuzzcomp.generators import Case, emit
 from fuzzcomp.generators.ir import op_names
-from fuzzcomp.oracles import CallRecord, Observation, judge, needs_perturbation
+from fuzzcomp.oracles import CallRecord, Observation, judge, needs_perturbation, notes
 from fuzzcomp.oracles.verdict import Verdict
 
 from .backends import resolve_backend
+from .ladder import LADDER, bisect_inductor, localise, same_symptom  # noqa: F401  (re-exported)
 from .recompiles import max_compile_events
 from .runtime import load_state, make_inputs, run_call, run_scheduled
 
 PERTURB_EPS = 4.0     # perturbed runs move float inputs by this many machine epsilons
 PERTURB_DRAWS = 2
-LADDER = (("eager", "capture"), ("aot_eager", "autograd"),
-          ("aot_eager_decomp_partition", "decomposition"), ("inductor", "inductor"))
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class ExecOptions:
     replay: bool = True            # replay the schedule and check compile counts
     strict_precision: bool = False  # emulate_precision_casts, half values judged against eager
     cross_device: bool = True      # on CUDA, also judge compiled against CPU eager
+    ladder: bool = True            # findings get their stage from the backend ladder (see ladder.py)
+    culprit: bool = True           # value findings get a culprit op (see culprit.py)
 
 
 DEFAULT_OPTIONS = ExecOptions()
@@ -246,6 +250,11 @@ def _watch_compiles() -> _CompileClock | None:
     return clock
 
 
+def uses_cudagraphs(case: Case) -> bool:
+    """Compiled calls are CUDA-graph replays: each call is a new step, as in a training loop."""
+    return case.compile.backend == "inductor" and case.compile.mode in ("reduce-overhead", "max-autotune")
+
+
 def _compile(fn, case: Case):
     spec = case.compile
     kwargs = dict(backend=resolve_backend(spec.backend), dynamic=spec.dynamic, fullgraph=spec.fullgraph)
@@ -277,6 +286,13 @@ def _reset_dynamo() -> None:
 
 def _first_line(text: str) -> str:
     return str(text).strip().splitlines()[0][:200] if str(text).strip() else ""
+
+
+def _guard_failure_lines() -> list[str]:
+    """Every guard-failure reason Dynamo recorded so far (what TORCH_LOGS=recompiles prints), in
+    order; a torch without the record gives none."""
+    from torch._dynamo import utils
+    return [_first_line(r) for rs in list(getattr(utils, "guard_failures", {}).values()) for r in rs]
 
 
 def _dynamo_reasons() -> dict:
@@ -317,7 +333,8 @@ class _Runner:
         return run_scheduled(self.namespace, f, self.specs, self.states, self.case.program.symbols,
                              call_entry(self.case, call), device or self.case.compile.device,
                              requires_grad=self.grad_names, aliases=self.options.aliases,
-                             grad=self.options.grad != "off", **kw)
+                             grad=self.options.grad != "off",
+                             step_begin=uses_cudagraphs(self.case) and phase == "run", **kw)
 
 
 def _mutated_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
@@ -332,6 +349,31 @@ def _mutated_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
         mutated |= {n for n, x, v in zip(r.names, inputs, before)
                     if v is not None and x._version != v}
     return mutated
+
+
+def _overlaps(x) -> bool:
+    """Some elements of ``x`` share one memory location (an expanded input, a stride-0 dim)."""
+    if not isinstance(x, torch.Tensor) or x.numel() < 2:
+        return False
+    check = getattr(torch, "_debug_has_internal_overlap", None)
+    if check is not None:
+        try:
+            return int(check(x)) == 1   # 0 no, 1 yes, 2 too hard to tell
+        except Exception:  # an exotic tensor the check refuses: fall back to strides
+            pass
+    return any(st == 0 and n > 1 for st, n in zip(x.stride(), x.shape))
+
+
+def overlapping_writes(case: Case, options: ExecOptions, namespace) -> list[str]:
+    """Inputs whose elements overlap in memory and that some call writes in place: writing into
+    overlapping memory is a user error PyTorch documents, so such a case is not judged."""
+    r = _Runner(case, replace(options, aliases=False), namespace=namespace)
+    over = set()
+    for call in case.calls:
+        over |= {n for n, x in zip(r.names, r.inputs(call)) if _overlaps(x)}
+    if not over:
+        return []
+    return sorted(over & _mutated_inputs(case, options, namespace))
 
 
 def grad_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
@@ -380,6 +422,9 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
                 runner, records = plain, retry
                 stats["grad_inputs"] = []
                 stats["reduce_n"] = reduce_n(case, False)
+    overlapping = overlapping_writes(case, options, namespace)
+    if overlapping:
+        stats["overlapping_writes"] = overlapping
     if case.compile.device != "cpu" and options.cross_device:
         for rec, call in zip(records, case.calls):
             if rec.eager.error is None:
@@ -411,18 +456,22 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
             stats["graphs_per_call"].append(now - before)
             before = now
         if options.replay and all(r.compiled.error is None for r in records):
-            replay = []
+            replay, reasons = [], []
             for call in case.calls:
+                seen = _guard_failure_lines()
                 runner.run(compiled, call, phase="run")
                 now = _graph_count()
                 replay.append(now - before)
+                reasons.append(_guard_failure_lines()[len(seen):] if now > before else [])
                 before = now
             stats["replay_graphs_per_call"] = replay
+            stats["replay_reasons"] = reasons
             stats["compile_events"] = sum(1 for g in stats["graphs_per_call"] if g > 0)
             stats["max_compile_events"] = max_compile_events(case)
     stats["captured_ops"] = _captured_calls() - captured0
     stats["graphs"] = _graph_count() - graphs0
     stats.update(_dynamo_reasons())
+    stats["dynamic"] = case.compile.dynamic
     stats["strict_precision"] = options.strict_precision
     if clock is not None:
         stats["compile_s"] = clock.total
@@ -450,9 +499,45 @@ def audit_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFA
                                                if f not in obs.stats["eager_kernel_bugs"]]
 
 
+def _wide_loss(fn):
+    """``fn`` returning, besides its result, every intermediate that carries autograd history,
+    so backward reaches all a compiled graph's single backward node can (tensors saved for
+    backward, tensors live across a graph break)."""
+    from torch.overrides import TorchFunctionMode
+
+    class Collect(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            for t in out if isinstance(out, (tuple, list)) else (out,):
+                if isinstance(t, torch.Tensor) and t.grad_fn is not None and t.dtype.is_floating_point:
+                    self.seen.append(t)
+            return out
+
+    def wide(*args):
+        mode = Collect()
+        with mode:
+            result = fn(*args)
+        return result, mode.seen
+    return wide
+
+
+def add_wide_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:
+    """Re-run eager for the given calls with the wide loss (``CallRecord.eager_wide``)."""
+    runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
+    wide = _wide_loss(runner.fn)
+    for k in sorted(set(calls)):
+        obs.calls[k].eager_wide = runner.run(wide, case.calls[k])
+
+
 def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
     """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
-    they could clear a mismatch."""
+    they could clear a mismatch, eager with the wide loss only after a compiled crash. Findings
+    then get their stage from the backend ladder and value findings a culprit op (``options``
+    ``ladder``/``culprit``)."""
     obs = observe(case, options=options)
     if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
         err = next(c.eager.error for c in obs.calls if c.eager.error is not None)
@@ -460,6 +545,10 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
         return obs, []
     _phase("judge")
     verdicts = judge(obs)
+    crashed = [v.call for v in verdicts if v.symptom in ("compile-crash", "runtime-crash") and v.call >= 0]
+    if crashed and options.grad != "off":
+        add_wide_eager(case, obs, crashed, options)
+        verdicts = judge(obs)
     if needs_perturbation(verdicts):
         t0 = time.perf_counter()
         add_perturbed(case, obs, options=options)
@@ -468,61 +557,15 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
         obs.timings["perturbed"] = time.perf_counter() - t0
         _phase("judge")
         verdicts = judge(obs)
+    found_notes = notes(obs)
+    if found_notes:
+        obs.stats["notes"] = found_notes[:20]
+    if verdicts and (options.ladder or options.culprit):
+        from .ladder import attribute
+        t0 = time.perf_counter()
+        verdicts = attribute(case, obs, verdicts, options)
+        obs.timings["ladder"] = time.perf_counter() - t0
     return obs, verdicts
-
-
-def same_symptom(a: Verdict, b: Verdict) -> bool:
-    """The stage-independent identity used by the ladder: symptom, and signature or label kind."""
-    if a.symptom != b.symptom:
-        return False
-    if a.symptom in ("compile-crash", "runtime-crash", "error-parity"):
-        return a.signature == b.signature
-    return True
-
-
-def localise(case: Case, target: Verdict, options: ExecOptions = DEFAULT_OPTIONS,
-             ladder=LADDER, matches=same_symptom, bisect: bool = False) -> dict:
-    """Re-run ``case`` on the backend ladder; the first rung showing ``target``'s symptom names
-    the stage. Returns ``{"stage", "rung", "rungs": {backend: [symptoms]}}`` and, with
-    ``bisect`` and an inductor-stage finding, ``"bisect"`` from CompilerBisector when available.
-    """
-    rungs: dict = {}
-    found = None
-    for backend, stage in ladder:
-        obs, verdicts = check(case.with_compile(backend=backend), options)
-        rungs[backend] = sorted({v.symptom for v in verdicts})
-        if any(matches(v, target) for v in verdicts):
-            found = (backend, stage)
-            break
-    out = {"stage": found[1] if found else "unknown", "rung": found[0] if found else None,
-           "rungs": rungs}
-    if bisect and found and found[1] == "inductor":
-        out["bisect"] = bisect_inductor(case, target, options, matches)
-    return out
-
-
-def bisect_inductor(case: Case, target: Verdict, options: ExecOptions = DEFAULT_OPTIONS,
-                    matches=same_symptom) -> str:
-    """Narrow an inductor finding to a subsystem with CompilerBisector, where torch has it."""
-    try:
-        from torch._inductor.compiler_bisector import CompilerBisector
-    except ImportError:
-        return "unavailable: torch has no torch._inductor.compiler_bisector"
-    ind = case.with_compile(backend="inductor")
-
-    def still_ok() -> bool:
-        _, verdicts = check(ind, options)
-        return not any(matches(v, target) for v in verdicts)
-
-    try:
-        res = CompilerBisector.do_bisect(still_ok)
-    except Exception as e:  # the bisector's own failure must not lose the finding
-        return f"bisector failed: {type(e).__name__}: {_first_line(e)}"
-    if res is None:
-        return "no culprit found"
-    info = getattr(res, "debug_info", None)
-    return (f"backend={res.backend} subsystem={res.subsystem} bisect_number={res.bisect_number}"
-            + (f" debug_info={info}" if info else ""))
 
 
 def eager_validity(seeds) -> tuple[int, int, int, list]:

@@ -133,24 +133,44 @@ def _resolve(namespace, path):
     return obj
 
 
+def _owner(namespace, path):
+    """(object holding the attribute, attribute name) for a dotted state path."""
+    parent = _resolve(namespace, path.rsplit(".", 1)[0])
+    return parent, path.rsplit(".", 1)[1]
+
+
 def load_state(namespace, state_specs, sizes, seed, call_extra=None, device="cpu", upcast=False,
                perturb=0.0, draw=0):
     """Before a call: seeded values into parameters/buffers (``MODEL.p0``) and tensor globals,
-    and the call's scalar globals. state_specs: [(path, shape, dtype, kind param|buffer|global)]."""
+    and the call's scalar globals. state_specs: [(path, shape, dtype, kind param|buffer|global)].
+
+    Every call starts from fresh, detached state, as a training step does after
+    ``zero_grad(set_to_none=True)``: parameter grads are set to None (a grad accumulated by an
+    earlier call would otherwise live on, in CUDA-graph memory the next replay overwrites), a
+    buffer that picked up autograd history is replaced by a plain tensor, and a parameter or
+    buffer whose device, dtype or shape changes is replaced by a new tensor rather than moved
+    with ``.data =`` (which keeps the old grad and its device)."""
     for i, (path, shape, dtype, kind) in enumerate(state_specs):
         concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
         t = make_input(concrete, dtype, "contiguous", seed * 31 + 1009 + i, device, upcast, perturb, draw)
         if kind == "global":
             namespace[path] = t
             continue
-        target = _resolve(namespace, path)
-        with torch.no_grad():
-            if target.dtype == t.dtype and target.shape == t.shape and target.device == t.device:
+        owner, attr = _owner(namespace, path)
+        target = getattr(owner, attr)
+        same = target.dtype == t.dtype and target.shape == t.shape and target.device == t.device
+        if kind == "param":
+            target.grad = None
+            if same and target.is_leaf:
+                with torch.no_grad():
+                    target.copy_(t)
+            else:
+                setattr(owner, attr, torch.nn.Parameter(t, requires_grad=target.requires_grad))
+        elif same and not target.requires_grad and not target.is_inference():
+            with torch.no_grad():
                 target.copy_(t)
-            else:  # first load: the module was built on the CPU, its state moves to the device here
-                if target.grad is not None and target.grad.device != t.device:
-                    target.grad = None
-                target.data = t
+        else:  # history from an earlier call, or a new device/shape: a fresh buffer
+            owner._buffers[attr] = t
     for name, value in (call_extra or {}).get("globals", ()):
         namespace[name] = value
 
@@ -192,6 +212,13 @@ def _error(e, stage=""):
     return (type(e).__name__, msg, stage + where)
 
 
+def _history(x):
+    """A float tensor carrying autograd history (a mutated input or buffer that took in a value
+    requiring grad): part of the loss, since a compiled backward covers it."""
+    return isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.requires_grad \
+        and not x.is_leaf
+
+
 def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliases=False, grad=False):
     """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call.
 
@@ -200,7 +227,12 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
     aliases: also record, per output tensor, which inputs it shares storage with.
     grad: also run backward (``backward_weights``) and record the grad of every input that
     requires grad. An error in backward is the call's error: parity covers the whole call.
+    The loss reaches every output and every input or state tensor the call left with autograd
+    history (mutated in place with a value that requires grad).
     """
+    for x in inputs:  # grads are the call's own, as after zero_grad(set_to_none=True)
+        if isinstance(x, torch.Tensor) and x.is_leaf and x.grad is not None:
+            x.grad = None
     torch.manual_seed(rng_seed)
     try:
         with _GRAD_MODES.get(grad_mode, contextlib.nullcontext)():
@@ -211,18 +243,20 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
     _flatten(result, "output", values, labels)
     for name, x in zip(names, inputs):
         _flatten(x, f"input {name} after call", values, labels)
-    for label, x in (after() if after is not None else ()):
+    state = list(after()) if after is not None else []
+    for label, x in state:
         _flatten(x, label, values, labels)
     if aliases:
         for label, rel in alias_relations(result, inputs, names):
             values.append(rel)
             labels.append(label)
     leaves = [isinstance(x, torch.Tensor) and x.is_leaf and x.requires_grad for x in inputs]
+    mutated = [x for x in _tensors(list(inputs) + [v for _, v in state], []) if _history(x)]
     # backward runs whenever an output carries grad (inputs or module parameters): compiled code
     # traces backward at compile time, so eager must run it too for parity over the whole call
-    if grad and (any(leaves) or any(t.requires_grad for t in _tensors(result, []))):
+    if grad and (any(leaves) or mutated or any(t.requires_grad for t in _tensors(result, []))):
         try:
-            run_backward(result, rng_seed)
+            run_backward((result, mutated), rng_seed)
         except Exception as e:
             return Outcome([], [], _error(e, "backward: "))
         for name, x, leaf in zip(names, inputs, leaves):
@@ -233,8 +267,11 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
 
 
 def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,
-                  perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False):
-    """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``."""
+                  perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False, step_begin=False):
+    """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``.
+
+    step_begin: start a new CUDA-graph step first, as a training loop does between iterations
+    (outputs are cloned as soon as the call returns, before the next replay can reuse them)."""
     sizes, seed = entry[0], entry[1]
     extra = entry[2] if len(entry) > 2 else {}
     env = dict(zip(symbols, sizes))
@@ -242,8 +279,19 @@ def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu
     inputs = make_inputs(specs, env, seed, device, upcast, perturb, draw, call_extra=extra,
                          requires_grad=requires_grad)
     after = (lambda: state_after(namespace, state_specs)) if state_specs else None
+    if step_begin:
+        mark_step_begin()
     return run_call(fn, inputs, [spec[0] for spec in specs], seed, extra.get("grad_mode", "grad"), after,
                     aliases=aliases, grad=grad)
+
+
+def mark_step_begin():
+    """``torch.compiler.cudagraph_mark_step_begin()`` where torch has it (False otherwise)."""
+    mark = getattr(getattr(torch, "compiler", None), "cudagraph_mark_step_begin", None)
+    if mark is None:
+        return False
+    mark()
+    return True
 
 
 def _tensors(obj, out):
@@ -267,15 +315,22 @@ def _storage_key(t):
 
 
 def alias_relations(result, inputs, names):
-    """[(label, relation)]: per output tensor, the inputs it shares storage with ("fresh": none)."""
+    """[(label, relation)]: per output tensor, the inputs it shares storage with ("fresh": none).
+
+    A zero-element tensor reads and writes no memory, so whether it shares a storage is an
+    implementation detail: its relation is "empty" (never judged), and empty inputs are left out.
+    """
     keys = {}
     for name, x in zip(names, inputs):
-        if isinstance(x, torch.Tensor):
+        if isinstance(x, torch.Tensor) and x.numel() > 0:
             k = _storage_key(x)
             if k is not None:
                 keys.setdefault(k, []).append(name)
     out = []
     for i, t in enumerate(_tensors(result, [])):
+        if t.numel() == 0:
+            out.append((f"alias of output tensor {i}", "empty"))
+            continue
         k = _storage_key(t)
         shared = keys.get(k, []) if k is not None else []
         out.append((f"alias of output tensor {i}", "shares storage with " + ", ".join(shared)

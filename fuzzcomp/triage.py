@@ -2,10 +2,12 @@
 
 Contract: ``bucket_of(verdict)`` maps a Verdict to its BucketKey (symptom,
 stage, normalised signature). Dedup, the minimiser's "still the same bug?"
-test and the known-issues list all key on it. For value mismatches the
-signature is the kind of mismatch and the dtype involved; after minimisation,
-``dedup_key`` adds the op set of the minimised program, which is what separates
-two distinct numeric bugs that share a BucketKey. ``known_index()`` is the
+test and the known-issues list all key on it. The stage is the backend
+ladder's answer (``fuzzcomp.ladder``, run in the worker before bucketing).
+For value mismatches the signature is where (output or input), the kind of
+mismatch and the culprit op (``fuzzcomp.culprit``, carried in the verdict's
+``signature``); crash signatures are normalised by ``oracles.verdict``. After
+minimisation ``dedup_key`` adds the op set of the minimised program. ``known_index()`` is the
 campaign's view of bugs already known (corpus/ files and
 corpus/known_issues.json, for the running torch version), loaded once per
 process.
@@ -52,7 +54,8 @@ def _value_signature(v: Verdict) -> str:
     else:
         kind = "values"
     where = "output" if v.label.startswith("output") else "input"
-    return f"{where} {kind}"
+    # the culprit op (fuzzcomp.culprit) separates distinct silent bugs of one symptom
+    return f"{where} {kind}" + (f" | {v.signature}" if v.signature else "")
 
 
 def bucket_of(v: Verdict) -> BucketKey:

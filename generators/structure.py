@@ -370,7 +370,9 @@ def _emit_call(scope: StructScope, fn_name: str, h: Helper, args: list[Val]) -> 
         return False
     out = scope.fresh()
     scope.stmts.append(CallFn(out, fn_name, tuple(Ref(a.name) for a in args), h.result))
-    scope.vals.append(Val(out, h.result, h.result_bound, out))
+    # a helper may return a view of an argument: never a write target when an argument is not
+    # (an expanded input's elements overlap, and writing into them is a user error)
+    scope.vals.append(Val(out, h.result, h.result_bound, out, writable=all(a.writable for a in args)))
     return True
 
 

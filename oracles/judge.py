@@ -12,7 +12,17 @@ in one observation, as Verdicts, and nothing when they agree. Per call:
   inputs each output shares storage with must be equal (symptom ``aliasing``).
 
 An error raised in backward is part of its call: eager failing in backward
-while compiled fails at compile time is parity. Across calls (from
+while compiled fails at compile time is parity. So is a compiled crash of the
+class eager raises once its loss reaches every tensor the compiled backward
+can (``CallRecord.eager_wide``: eager re-run with a loss over every
+intermediate, e.g. a tensor saved for backward, overwritten, and live across a
+graph break): the program is invalid, not the compiler.
+
+Never judged (``notes(obs)`` lists them instead): a gradient eager leaves None
+where compiled gives zeros; the storage relation of a zero-element tensor; a
+case that writes in place into an input whose elements overlap in memory
+(``stats["overlapping_writes"]``), the user error PyTorch documents, and any
+error saying so. Across calls (from
 ``obs.stats``): a replayed call that compiles again, more compile events than
 the schedule model allows, or a hit of the recompile limit is a ``recompile``
 verdict whose detail carries the guard-failure reasons.
@@ -25,10 +35,12 @@ call with ``eager_kernel_bugs`` is never a numeric, mutation or gradient verdict
 """
 from __future__ import annotations
 
+import re
+
 from .fp64rule import compare
 from .observation import Observation
 from .stage import is_compile_time, stage_of_error
-from .verdict import Verdict, error_signature
+from .verdict import Verdict, error_signature, normalise_message
 
 
 # Errors Dynamo raises by design on a request the program cannot honour, never a compiler bug:
@@ -37,13 +49,44 @@ from .verdict import Verdict, error_signature
 EXPECTED_REFUSALS = ("ConstraintViolationError",)
 
 
+# eager and compiled refuse a write into overlapping memory with these messages
+OVERLAP_ERRORS = ("refer to a single memory location", "refers to a single memory location",
+                  "internal overlap", "partially overlap")
+
+
+def _overlap_error(error) -> bool:
+    return bool(error) and any(m in error[1] for m in OVERLAP_ERRORS)
+
+
+def same_error_class(a_msg: str, b_msg: str) -> bool:
+    """Two messages of one error class, however wrapped: the shorter normalised one is inside
+    the longer (a compiled error wraps the eager one in BackendCompilerFailed and context)."""
+    key = normalise_message(a_msg.split(" | ")[0])[:60]
+    b = normalise_message(b_msg)
+    return bool(key) and key in b
+
+
+def _wide_parity(rec) -> bool:
+    """Compiled raised what eager raises with the wide loss: the program is invalid."""
+    w = getattr(rec, "eager_wide", None)
+    if w is None or not w.error or not rec.compiled or not rec.compiled.error:
+        return False
+    return same_error_class(w.error[1], rec.compiled.error[1])
+
+
 def judge(obs: Observation) -> list[Verdict]:
     verdicts: list[Verdict] = []
+    if obs.stats.get("overlapping_writes"):  # the documented user error: nothing to judge
+        return verdicts
     for k, rec in enumerate(obs.calls):
         e, c = rec.eager, rec.compiled
         if e.error and c.error:
             continue
         if c.error and c.error[0] in EXPECTED_REFUSALS:
+            continue
+        if _overlap_error(e.error) or _overlap_error(c.error):
+            continue
+        if c.error and _wide_parity(rec):
             continue
         if c.error:
             t, msg, where = c.error
@@ -69,6 +112,34 @@ def judge(obs: Observation) -> list[Verdict]:
     return verdicts
 
 
+def _none_vs_zero(label, eager, compiled) -> bool:
+    """Eager's None gradient against compiled zeros: a known, accepted difference."""
+    import torch
+    return label.startswith("grad ") and eager is None and isinstance(compiled, torch.Tensor) \
+        and not bool(compiled.detach().cpu().ne(0).any())
+
+
+def notes(obs: Observation) -> list[str]:
+    """Differences seen and deliberately not judged, for the event log and the report."""
+    out = []
+    if obs.stats.get("overlapping_writes"):
+        out.append("writes in place into overlapping input memory (the user error PyTorch "
+                   f"documents): {', '.join(obs.stats['overlapping_writes'])}; not judged")
+    for k, rec in enumerate(obs.calls):
+        e, c = rec.eager, rec.compiled
+        if e is None or c is None or e.error or c.error or len(e.values) != len(c.values):
+            continue
+        for label, ev, cv in zip(e.labels, e.values, c.values):
+            if _none_vs_zero(label, ev, cv):
+                out.append(f"call {k}: {label}: eager gave None, compiled zeros (accepted)")
+            elif label.startswith("alias ") and "empty" in (ev, cv):
+                out.append(f"call {k}: {label}: zero-element tensor, storage not judged")
+        if _wide_parity(rec):
+            out.append(f"call {k}: compiled raised the error eager raises with a loss over every "
+                       "intermediate: the program is invalid (parity)")
+    return out + recompile_notes(obs.stats)
+
+
 def _reasons(stats: dict) -> str:
     guards = stats.get("guard_failures") or []
     text = "; guard failures: " + " | ".join(guards[:4]) if guards else ""
@@ -76,14 +147,47 @@ def _reasons(stats: dict) -> str:
     return text + ("; graph breaks: " + " | ".join(breaks[:3]) if breaks else "")
 
 
+def guard_kind(reason: str) -> str:
+    """A guard-failure reason with the program's names and numbers masked: what failed."""
+    text = re.sub(r"^\s*-?\s*\d+/\d+:\s*", "", reason)          # "0/1: " cache-entry prefix
+    text = re.sub(r"'[^']*'", "'V'", text)                     # tensor 'x' / L['x']
+    text = re.sub(r"\bL\[[^\]]*\]", "L[V]", text)
+    return normalise_message(text)[:80]
+
+
+def _only(reasons, words) -> bool:
+    return bool(reasons) and all(any(w in r for w in words) for r in reasons)
+
+
+def classify_replay(reasons: list[str], dynamic) -> str:
+    """Why a replayed call compiled again, from its guard failures: "stride" (only strides
+    changed: a performance note), "automatic-dynamic" (only sizes changed under
+    ``dynamic=None``: Dynamo recompiling a size that changed into a dynamic graph, expected),
+    else "bug"."""
+    if _only(reasons, ("stride mismatch",)):
+        return "stride"
+    if dynamic is None and _only(reasons, ("size mismatch", "stride mismatch", "dimensionality")):
+        return "automatic-dynamic"
+    return "bug"
+
+
 def judge_recompiles(stats: dict) -> list[Verdict]:
     out = []
     replay = stats.get("replay_graphs_per_call") or []
-    again = [k for k, g in enumerate(replay) if g > 0]
+    per_call = stats.get("replay_reasons") or [[] for _ in replay]
+    dynamic = stats.get("dynamic")
+    again, seen = [], []
+    for k, g in enumerate(replay):
+        reasons = per_call[k] if k < len(per_call) else []
+        if g > 0 and classify_replay(reasons, dynamic) == "bug":
+            again.append(k)
+            seen += reasons
     if again:
+        first = guard_kind(seen[0]) if seen else "no guard failure recorded"
         out.append(Verdict("recompile", "capture", "recompile",
-                           f"replaying the schedule compiled again at calls {again}" + _reasons(stats),
-                           again[0], "", "recompile: replay compiled again"))
+                           f"replaying the schedule compiled again at calls {again}"
+                           + _reasons({**stats, "guard_failures": seen or stats.get("guard_failures")}),
+                           again[0], "", f"recompile: replay compiled again: {first}"))
     events, bound = stats.get("compile_events"), stats.get("max_compile_events")
     if events is not None and bound is not None and events > bound:
         out.append(Verdict("recompile", "capture", "recompile",
@@ -94,6 +198,22 @@ def judge_recompiles(stats: dict) -> list[Verdict]:
         out.append(Verdict("recompile", "capture", "recompile",
                            f"hit torch._dynamo.config.{name}" + _reasons(stats), -1, "",
                            "recompile: limit hit"))
+    return out
+
+
+def recompile_notes(stats: dict) -> list[str]:
+    """Replay compiles that are not bugs: stride-only recompiles (performance) and automatic
+    dynamic shapes."""
+    out = []
+    per_call = stats.get("replay_reasons") or []
+    for k, g in enumerate(stats.get("replay_graphs_per_call") or []):
+        reasons = per_call[k] if k < len(per_call) else []
+        kind = classify_replay(reasons, stats.get("dynamic")) if g > 0 else None
+        if kind == "stride":
+            out.append(f"replayed call {k} recompiled for strides only: {guard_kind(reasons[0])}")
+        elif kind == "automatic-dynamic":
+            out.append(f"replayed call {k} recompiled into a dynamic graph (automatic dynamic "
+                       f"shapes): {guard_kind(reasons[0])}")
     return out
 
 
@@ -122,6 +242,9 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
             out.append(Verdict(_symptom(label), "unknown", "structure",
                                f"eager value {i} is {label!r}, compiled {c.labels[i]!r}", k, label))
             break
+        if _none_vs_zero(label, e.values[i], c.values[i]) or \
+                (label.startswith("alias ") and "empty" in (e.values[i], c.values[i])):
+            continue
         status, reason = compare(e.values[i], rec.eager_again.values[i], r, c.values[i], pert,
                                  strict=strict, floor_eps=floor_eps, reduce_n=reduce_n, coarse_eps=coarse_eps)
         if status == "mismatch" and rec.eager_kernel_bugs and not label.startswith("alias "):

@@ -20,7 +20,9 @@ and the schedule model's bound, None when it does not apply),
 ``guard_failures``, ``graph_breaks`` (reason lines), ``recompile_limit_hit``
 and ``recompile_limit_name``, ``grad`` ("on", "none" or
 "rejected-in-backward"), ``grad_inputs``, ``backward_error`` and
-``strict_precision``.
+``strict_precision``; ``replay_reasons`` (guard failures per replayed call),
+``dynamic`` (the compile's setting), ``overlapping_writes`` (inputs whose
+elements overlap in memory and that the program writes in place).
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ class CallRecord:
     perturbed: list = field(default_factory=list)
     cpu_eager: Any = None   # device runs only: the same call in eager on the CPU (cross-device oracle)
     eager_kernel_bugs: list = field(default_factory=list)  # kernels the eager audit caught
+    eager_wide: Any = None  # after a compiled crash: eager with a loss over every intermediate
 
 
 @dataclass

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 
 SYMPTOMS = ("numeric", "gradient", "mutation", "aliasing", "recompile", "compile-crash",
             "runtime-crash", "error-parity", "hang", "segfault")
-STAGES = ("capture", "autograd", "decomposition", "inductor", "runtime", "backend", "unknown")
+# the backend ladder's rungs name the stage: capture (eager backend), autograd (aot_eager),
+# decomposition (aot_eager_decomp_partition), inductor, cudagraphs (inductor with CUDA graphs on,
+# when the same inductor without them is clean), backend (a custom backend past aot_eager)
+STAGES = ("capture", "autograd", "decomposition", "inductor", "cudagraphs", "runtime", "backend",
+          "unknown")
 
 # Severity order used to pick a case's primary verdict.
 SEVERITY = {s: i for i, s in enumerate(("segfault", "hang", "compile-crash", "runtime-crash",
@@ -41,6 +45,51 @@ class Verdict:
 _INNER = re.compile(r"raised:\s*(?:\|\s*)?([A-Za-z_][\w.]*):\s*(.*)")
 
 
+# sympy classes name one value's form, not the bug: a guard that folded to True and one that
+# stayed symbolic fail the same way ("BooleanTrue" vs "StrictGreaterThan")
+_SYMPY = re.compile(r"\b(?:BooleanTrue|BooleanFalse|BooleanAtom|StrictGreaterThan|StrictLessThan|"
+                    r"GreaterThan|LessThan|Equality|Unequality|Relational|Integer|NegativeOne|"
+                    r"IntegerConstant|Symbol|FloorDiv|CeilDiv|ModularIndexing|PythonMod|"
+                    r"FloatTrueDiv|IntTrueDiv|TruncToInt|Piecewise|Rational)\b")
+# a dtype names the program's choice, not the bug: int8/int16/uint8, tl.int1, i8/u16, fp16/bf16
+_DTYPES = [(re.compile(r"\b(?:torch\.|tl\.)?u?int(?:1|8|16|32|64)\b"), "intN"),
+           (re.compile(r"\b[iu](?:1|8|16|32|64)\b"), "intN"),
+           (re.compile(r"\b(?:torch\.|tl\.)?(?:b?float(?:8\w*|16|32|64)|half|double|bfloat16)\b"),
+            "floatN"),
+           (re.compile(r"\b(?:fp|bf)(?:8|16|32|64)\b"), "floatN")]
+# generated names: graph placeholders, Inductor buffers/temporaries/pointers, symbolic sizes,
+# the program's own variables (v12, x0)
+_GENERATED = [(re.compile(r"\b(?:arg\d+_\d+|primals_\d+|tangents_\d+|L_\w+_)\b"), "ARG"),
+              (re.compile(r"\b(?:buf|tmp|in_ptr|out_ptr|in_out_ptr|ks|arg|v|x|y|t|acc)\d+\b"), "NAME"),
+              (re.compile(r"\b[sud]\d+\b"), "SYM")]
+# clauses some message variants carry and others don't: hints, logging advice, fallbacks
+_OPTIONAL = re.compile(r"(?:\s*[.;,]?\s*(?:Hint:|Set TORCH_LOGS|Set TORCHDYNAMO_VERBOSE|You can suppress "
+                       r"this exception|For more information|Developer debug context:|While executing|"
+                       r"Original traceback:|from user code:|Explanation:|\(this may be|"
+                       r"To avoid this|Please report).*)$", re.IGNORECASE)
+
+
+def normalise_message(text: str) -> str:
+    """A message with everything that names the program rather than the bug masked."""
+    text = _OPTIONAL.sub("", text)
+    text = re.sub(r"0x[0-9a-fA-F]+", "ADDR", text)
+    text = re.sub(r"/[^\s:'\"]+", "PATH", text)
+    # a tensor's type and shape in autograd's messages ("[torch.cuda.HalfTensor [3, 4]]",
+    # "[CUDABFloat16Type [2]]") and the graph's placeholder sets name the program, not the bug
+    text = re.sub(r"\[(?:torch\.[\w.]*Tensor|\w+Type)\s*\[[^\]]*\]\]", "[TENSOR]", text)
+    text = re.sub(r"\{[^{}]*\}", "{...}", text)
+    for rx, sub in _DTYPES:
+        text = rx.sub(sub, text)
+    text = _SYMPY.sub("SYMPY", text)
+    for rx, sub in _GENERATED:
+        text = rx.sub(sub, text)
+    text = re.sub(r"(?<![A-Za-z])-?\d+(?:\.\d+)?(?:e-?\d+)?", "N", text)
+    text = re.sub(r"\d+", "N", text)
+    text = re.sub(r"(?<=[A-Za-z_])_N\b", "", text)  # generated node names: permute_1, copy__2
+    text = re.sub(r"\bN(?:\s*,\s*N)+\b", "N", text)  # a list of sizes, however long
+    return re.sub(r"\s+", " ", text).strip().rstrip(".")
+
+
 def error_signature(type_name: str, message: str) -> str:
     """``Type: message`` with the wrapped inner error unwrapped and volatile parts masked."""
     m = _INNER.search(message)
@@ -50,16 +99,7 @@ def error_signature(type_name: str, message: str) -> str:
     text = parts[0]
     if re.search(r"\bat \d+:\d+:$", text) and len(parts) > 1:  # Triton compile error: add its cause
         text = f"{text} {parts[1]}"
-    text = re.sub(r"0x[0-9a-fA-F]+", "ADDR", text)
-    text = re.sub(r"/[^\s:'\"]+", "PATH", text)
-    # a tensor's type and shape in autograd's messages ("[torch.cuda.HalfTensor [3, 4]]",
-    # "[CUDABFloat16Type [2]]") and the graph's placeholder sets name the program, not the bug
-    text = re.sub(r"\[(?:torch\.[\w.]*Tensor|\w+Type)\s*\[[^\]]*\]\]", "[TENSOR]", text)
-    text = re.sub(r"\{[^{}]*\}", "{...}", text)
-    text = re.sub(r"\d+", "N", text)
-    text = re.sub(r"(?<=[A-Za-z_])_N\b", "", text)  # generated node names: permute_1, copy__2
-    text = re.sub(r"\s+", " ", text).strip()
-    return f"{type_name}: {text[:120]}"
+    return f"{type_name}: {normalise_message(text)[:120]}"
 
 
 def primary(verdicts: list[Verdict]) -> Verdict:

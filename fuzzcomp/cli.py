@@ -171,6 +171,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override each case's torch.compile dynamic= (to measure the recompile cost)")
     b.add_argument("--profile", default=None, metavar="FILE", help="write cProfile stats of the in-process loop")
 
+    rc = sub.add_parser("recheck", help="re-run every bucket's repro under another interpreter",
+                        description="Run each bucket's repro.py under PYTHON (e.g. a venv with torch "
+                        "nightly) and mark it fixed (exit 0), still-shows (1) or broken; the result goes "
+                        "to findings/<id>/recheck.json and DIR/recheck.json.")
+    rc.add_argument("folder")
+    rc.add_argument("--python", required=True, help="the interpreter to run the repros with")
+    rc.add_argument("--timeout", type=_positive_float, default=600.0, help="seconds per repro (default 600)")
+    rc.add_argument("--jobs", type=_positive_int, default=1, help="repros run at once (default 1)")
+
     sh = sub.add_parser("show", help="print the program and call schedule for a seed")
     sh.add_argument("seed", type=_nonneg_int)
 

@@ -237,6 +237,16 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_recheck(args) -> int:
+    from .recheck import RecheckError, exit_code, recheck, render
+    try:
+        summary = recheck(Path(args.folder), args.python, args.timeout, args.jobs)
+    except RecheckError as e:
+        raise UsageError(str(e)) from None
+    print(render(summary))
+    return exit_code(summary)
+
+
 def cmd_show(args) -> int:
     from fuzzcomp.generators import emit, generate
     case = generate(args.seed)

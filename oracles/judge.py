@@ -127,6 +127,9 @@ def notes(obs: Observation) -> list[str]:
                    f"documents): {', '.join(obs.stats['overlapping_writes'])}; not judged")
     for k, rec in enumerate(obs.calls):
         e, c = rec.eager, rec.compiled
+        if _wide_parity(rec) and e is not None and not e.error:
+            out.append(f"call {k}: compiled raised the error eager raises with a loss over every "
+                       "intermediate: the program is invalid (parity)")
         if e is None or c is None or e.error or c.error or len(e.values) != len(c.values):
             continue
         for label, ev, cv in zip(e.labels, e.values, c.values):
@@ -134,9 +137,6 @@ def notes(obs: Observation) -> list[str]:
                 out.append(f"call {k}: {label}: eager gave None, compiled zeros (accepted)")
             elif label.startswith("alias ") and "empty" in (ev, cv):
                 out.append(f"call {k}: {label}: zero-element tensor, storage not judged")
-        if _wide_parity(rec):
-            out.append(f"call {k}: compiled raised the error eager raises with a loss over every "
-                       "intermediate: the program is invalid (parity)")
     return out + recompile_notes(obs.stats)
 
 

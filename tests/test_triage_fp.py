@@ -1,0 +1,171 @@
+"""False-positive classes removed at their source, each proven both ways: the benign program is
+silent, and a planted fault of the same shape is still found."""
+import pytest
+import torch
+
+from fuzzcomp.execute import ExecOptions, check, configure_torch
+from fuzzcomp.oracles import CallRecord, Observation, judge, notes
+from fuzzcomp.runtime import Outcome, alias_relations, load_state, run_scheduled
+
+from oracle_cases import (case, mul_relu, saved_overwritten_across_break, transpose_out,
+                          write_row_of)
+
+configure_torch()
+QUICK = ExecOptions(ladder=False, culprit=False)
+
+
+# ---- module state: fresh, detached, grads set to None, identically eager and compiled ---------
+class _M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = torch.nn.Parameter(torch.ones(3))
+        self.register_buffer("b", torch.zeros(3))
+
+    def forward(self, x):
+        self.b.add_(x * self.p)          # the buffer takes in a value that requires grad
+        return x * self.p + self.b
+
+
+STATE = [("MODEL.p", ("s0",), "float32", "param"), ("MODEL.b", ("s0",), "float32", "buffer")]
+SPECS = [("x", ("s0",), "float32", "contiguous")]
+
+
+def _calls(backend, sizes=(3, 3, 3)):
+    ns = {"torch": torch, "MODEL": _M()}
+
+    def fn(x):
+        return ns["MODEL"](x)
+    from fuzzcomp.backends import resolve_backend
+    f = fn if backend is None else torch.compile(fn, backend=resolve_backend(backend))
+    outs = [run_scheduled(ns, f, SPECS, STATE, ("s0",), ((n,), 7 + k), requires_grad=("x",), grad=True)
+            for k, n in enumerate(sizes)]
+    return ns, outs
+
+
+def test_load_state_resets_grads_and_drops_history():
+    ns, outs = _calls(None)
+    m = ns["MODEL"]
+    assert all(o.error is None for o in outs)
+    assert m.p.grad is not None and m.b.requires_grad      # what one call leaves behind
+    p = m.p
+    load_state(ns, STATE, {"s0": 3}, 1)
+    assert m.p is p and m.p.grad is None                     # zero_grad(set_to_none=True)
+    assert not m.b.requires_grad and m.b.grad_fn is None     # a fresh buffer, no history
+    load_state(ns, STATE, {"s0": 5}, 1)                      # a new shape: a new tensor, no .data move
+    assert m.p is not p and m.p.shape == (5,) and m.p.requires_grad and m.p.grad is None
+
+
+def test_schedule_with_state_same_eager_and_compiled_and_planted_fault_found():
+    _, eager = _calls(None, (3, 3, 4))
+    _, comp = _calls("aot_eager", (3, 3, 4))
+    for e, c in zip(eager, comp):
+        assert c.error is None and e.labels == c.labels
+        for a, b in zip(e.values, c.values):
+            assert (a is None and b is None) or torch.equal(a, b)
+    # grads are each call's own: the second call's grad equals the first's (same seeds -> same)
+    _, again = _calls(None, (3, 3))
+    g = again[0].labels.index("grad of input x")
+    assert again[0].values[g].shape == again[1].values[g].shape
+    _, bad = _calls("fuzzcomp.planted:perturb_mul", (3, 3, 4))
+    assert any(not torch.equal(a, b) for e, c in zip(eager, bad) for a, b in zip(e.values, c.values)
+               if a is not None and b is not None)
+
+
+# ---- the eager reference's loss reaches what the compiled backward can ----------------------
+def test_overwritten_saved_tensor_across_a_graph_break_is_parity():
+    obs, verdicts = check(case(saved_overwritten_across_break(), "aot_eager", sizes=((3,),)), QUICK)
+    rec = obs.calls[0]
+    assert obs.eager_valid and rec.compiled.error is not None, rec.compiled
+    assert rec.eager_wide.error is not None and rec.eager_wide.error[2].startswith("backward: ")
+    assert not verdicts, verdicts
+    assert any("loss over every intermediate" in n for n in obs.stats["notes"])
+
+
+def test_compiled_inplace_error_on_a_valid_program_is_still_a_crash():
+    obs, verdicts = check(case(mul_relu(), "oracle_cases:inplace_error_backend", sizes=((4,),)), QUICK)
+    assert obs.calls[0].eager_wide is not None and obs.calls[0].eager_wide.error is None
+    assert {v.symptom for v in verdicts} == {"compile-crash"}
+
+
+def test_mutated_input_with_history_is_in_the_loss():
+    def fn(x, y):
+        y.add_(x)            # y takes in a value that requires grad; no output depends on it
+        return (x * 0.0 + 1.0,)
+    x, y = torch.rand(3).requires_grad_(), torch.rand(3)
+    from fuzzcomp.runtime import run_call
+    out = run_call(fn, [x, y], ["x", "y"], grad=True)
+    g = out.values[out.labels.index("grad of input x")]
+    assert g is not None and torch.count_nonzero(g) > 0     # through y: the loss reached it
+
+
+# ---- None against zero gradients: noted, never a finding --------------------------------------
+def _obs(label, eager_value, compiled_value):
+    e = Outcome([eager_value], [label], None)
+    c = Outcome([compiled_value], [label], None)
+    return Observation("x", [CallRecord(e, e, None, c)], {})
+
+
+def test_none_against_zero_gradient_is_a_note_not_a_mismatch():
+    obs = _obs("grad of input x", None, torch.zeros(3))
+    assert judge(obs) == [] and any("eager gave None, compiled zeros" in n for n in notes(obs))
+    bad = _obs("grad of input x", None, torch.tensor([0.0, 1.0, 0.0]))
+    assert [v.symptom for v in judge(bad)] == ["gradient"]
+    assert [v.symptom for v in judge(_obs("output[0]", None, torch.zeros(3)))] == ["numeric"]
+
+
+# ---- zero-element tensors: no aliasing verdict -------------------------------------------------
+def test_zero_element_outputs_get_no_storage_relation():
+    x = torch.rand(4, 4)
+    rel = dict(alias_relations((x[:0], x[1:]), [x], ["x"]))
+    assert rel["alias of output tensor 0"] == "empty"
+    assert rel["alias of output tensor 1"] == "shares storage with x"
+    assert judge(_obs("alias of output tensor 0", "empty", "fresh")) == []
+    assert [v.symptom for v in judge(_obs("alias of output tensor 0", "fresh", "shares storage with x"))] \
+        == ["aliasing"]
+
+
+def test_broken_aliasing_still_found_on_real_outputs():
+    _, verdicts = check(case(transpose_out(), "fuzzcomp.planted:break_aliasing"), QUICK)
+    assert {v.symptom for v in verdicts} == {"aliasing"}
+
+
+# ---- writes into overlapping memory: the user error, not judged ------------------------------
+def test_writing_into_an_expanded_input_is_not_judged():
+    obs, verdicts = check(case(write_row_of("expanded"), "fuzzcomp.planted:drop_mutation_noncontiguous",
+                               sizes=((4,),)), QUICK)
+    assert obs.stats["overlapping_writes"] == ["x"] and not verdicts
+    assert any("overlapping input memory" in n for n in obs.stats["notes"])
+    obs, verdicts = check(case(write_row_of("transposed"), "fuzzcomp.planted:drop_mutation_noncontiguous",
+                               sizes=((4,),)), QUICK)
+    assert "overlapping_writes" not in obs.stats and {v.symptom for v in verdicts} == {"mutation"}
+
+
+def test_overlap_errors_are_never_a_verdict():
+    msg = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+           "memory location. Please clone() the tensor before performing the operation.")
+    e = Outcome([torch.ones(1)], ["output[0]"], None)
+    c = Outcome([], [], ("RuntimeError", msg, ""))
+    assert judge(Observation("x", [CallRecord(e, e, None, c)], {})) == []
+    c2 = Outcome([], [], ("RuntimeError", "some other failure", ""))
+    assert [v.symptom for v in judge(Observation("x", [CallRecord(e, e, None, c2)], {}))] == ["runtime-crash"]
+
+
+def test_generated_helpers_over_expanded_inputs_are_not_write_targets():
+    from fuzzcomp.generators import structure
+    import inspect
+    assert "writable=all(a.writable for a in args)" in inspect.getsource(structure._emit_call)
+
+
+@pytest.mark.slow
+def test_generated_cases_never_write_into_overlapping_inputs():
+    from fuzzcomp.execute import load_namespace, overlapping_writes
+    from fuzzcomp.generators import generate
+    bad = []
+    for seed in range(700_000, 700_150):
+        c = generate(seed)
+        try:
+            if overlapping_writes(c, QUICK, load_namespace(c)):
+                bad.append(seed)
+        except Exception:  # a program eager refuses is the validity figure's business
+            pass
+    assert not bad, bad

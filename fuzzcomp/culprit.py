@@ -7,12 +7,15 @@ programs that show the same bug:
 * ``deep`` (the case's primary verdict, numeric or mutation): one extra
   compile of a variant of the program that also returns every top-level
   intermediate; each intermediate is judged with the fp64 rule, and the first
-  one (in program order) whose compiled value leaves eager's names the op
-  (``"first diverging op: torch.mul"``);
+  one (in program order) whose compiled value leaves eager's names the op;
 * otherwise, or when the variant hides the bug (every intermediate agrees,
   the variant cannot be built, or it fails to run): the op that last wrote the
-  mismatching value (``"writer: Tensor.add_"``), and for a gradient the first
-  op that reads the input (``"reader: torch.sin"``).
+  mismatching value, and for a gradient the first op that reads the input.
+
+Both ways the signature is ``"culprit op: NAME"``: when no intermediate
+diverges but the output does, the output's writer is the first diverging op,
+so the two ways agree on one bug. ``obs.stats["culprit"]`` says which way
+was taken.
 """
 from __future__ import annotations
 
@@ -45,12 +48,13 @@ def _root(name: str) -> str:
 
 
 def cheap_culprit(program: Program, label: str) -> str:
-    """The op that last wrote the value ``label`` names (a reader for a gradient); "" if none."""
+    """The op that last wrote the value ``label`` names (the first reader of the input for a
+    gradient); "" if none."""
     stmts = [s for s in walk_program(program) if isinstance(s, (Assign, Mutate))]
     if label.startswith("grad of input "):
         name = label.removeprefix("grad of input ")
         op = next((s.op for s in stmts if name in _refs(s.args)), "")
-        return f"reader: {_plain(op)}" if op else ""
+        return _plain(op)
     if label.startswith("output"):
         m = re.match(r"output\[(\d+)\]", label)
         k = int(m.group(1)) if m else 0
@@ -64,7 +68,7 @@ def cheap_culprit(program: Program, label: str) -> str:
             var = "self." + var.split(".", 1)[1]
     writers = [s for s in stmts if (isinstance(s, Assign) and s.out == var)
                or (isinstance(s, Mutate) and _root(s.target) == var)]
-    return f"writer: {_plain(writers[-1].op)}" if writers else ""
+    return _plain(writers[-1].op) if writers else ""
 
 
 def intermediates_variant(program: Program) -> tuple[Program, list[Assign]] | None:
@@ -116,7 +120,7 @@ def first_diverging(case: Case, obs: Observation, verdict: Verdict, options) -> 
                                 reduce_n=int(stats.get("reduce_n", 1)),
                                 coarse_eps=float(stats.get("coarse_eps", 0.0)))
             if status == "mismatch":
-                return f"first diverging op: {_plain(stmt.op)}"
+                return _plain(stmt.op)
     return ""
 
 
@@ -124,5 +128,6 @@ def culprit_of(case: Case, obs: Observation, verdict: Verdict, options, deep: bo
     found = ""
     if deep and verdict.symptom in ("numeric", "mutation"):
         found = first_diverging(case, obs, verdict, options)
-        obs.stats["culprit"] = found or "variant hid the bug: cheap culprit"
-    return found or cheap_culprit(case.program, verdict.label) or "culprit: unknown"
+        obs.stats["culprit"] = "first diverging intermediate" if found else \
+            "no intermediate diverges: the value's writer"
+    return f"culprit op: {found or cheap_culprit(case.program, verdict.label) or 'unknown'}"

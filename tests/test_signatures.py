@@ -40,3 +40,55 @@ def test_program_details_do_not_split_a_bucket():
             for i, p in ((1, "arg0_1"), (2, "primals_1, tangents_2"), (3, "arg3_1, arg1_1, arg2_1"))}
     assert len(sigs) == 1
     assert error_signature("AssertionError", copy.format(1, "x").replace("permute", "empty")) not in sigs
+
+
+# ---- message variants of one bug seen in campaigns: each family is one signature ----------------
+def _one(type_name, messages):
+    return {error_signature(type_name, m) for m in messages}
+
+
+def test_dtype_names_do_not_split_a_bucket():
+    loop = ("CompilationError: at 14:8: | AssertionError: Loop-carried variable tmp3 has initial type "
+            "<['1024'], {}> but is re-assigned to <['1024'], int32> in loop! Please make sure that the "
+            "type stays consistent.")
+    assert len(_one("InductorError", [loop.format(d) for d in ("int8", "int16", "uint8", "tl.int1")])) == 1
+    promo = "Cannot promote {} to fp32 in tl.where: i{} vs u{}"
+    assert len(_one("CompilationError", [promo.format(a, b, b) for a, b in (("int8", 8), ("uint8", 16))])) == 1
+    assert error_signature("InductorError", loop.format("int8")) != error_signature(
+        "InductorError", loop.format("int8").replace("Loop-carried", "Block-carried"))
+
+
+def test_sympy_classes_do_not_split_a_bucket():
+    msgs = ["LoweringException: TypeError: unsupported operand type(s) for *: '{}' and 'Integer'".format(c)
+            for c in ("BooleanTrue", "StrictGreaterThan", "BooleanFalse", "StrictLessThan")]
+    assert len(_one("InductorError", msgs)) == 1
+    assert "SYMPY" in error_signature("InductorError", msgs[0])
+
+
+def test_generated_names_do_not_split_a_bucket():
+    assert len(_one("InductorError", [f"KeyError: 'buf{n}'" for n in (3, 12, 0)])) == 1
+    dd = "Could not guard on data-dependent expression Eq({0}, 1) (unhinted: Eq({0}, 1)).  (Size-like symbols: {0})"
+    assert len(_one("GuardOnDataDependentSymNode", [dd.format(u) for u in ("u0", "u3", "u12")])) == 1
+    sym = "Expected size {} to be static, got {}*{}"
+    assert len(_one("AssertionError", [sym.format(a, a, b) for a, b in (("s0", "s1"), ("s7", "s12"))])) == 1
+    var = "name 'v{}' is not defined"
+    assert len(_one("NameError", [var.format(n) for n in (1, 12, 130)])) == 1
+    ph = "mismatch in arg0_1 and primals_2 vs tangents_1"
+    assert len(_one("AssertionError", [ph, ph.replace("arg0_1", "primals_7")])) == 1
+
+
+def test_optional_clauses_do_not_split_a_bucket():
+    base = "Unsupported: call_method UserDefinedObjectVariable(Foo) bar [] {}"
+    variants = [base, base + "\n\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this "
+                "especially if you're reporting a bug to PyTorch).",
+                base + " Hint: avoid calling this method. Developer debug context: x",
+                base + ". You can suppress this exception and fall back to eager by setting: "
+                "import torch._dynamo; torch._dynamo.config.suppress_errors = True"]
+    assert len(_one("Unsupported", [_msg(RuntimeError(v)) for v in variants])) == 1
+
+
+def test_distinct_bugs_stay_distinct():
+    sigs = _one("InductorError", ["KeyError: 'buf3'", "IndexError: list index out of range",
+                                  "AssertionError: Loop-carried variable tmp3 has initial type int8",
+                                  "LoweringException: TypeError: cannot determine truth value of Relational"])
+    assert len(sigs) == 4

@@ -1,0 +1,132 @@
+"""Bucket identity by root cause: the ladder's stage, a culprit op for silent mismatches, guard
+reasons for recompiles (stride-only and automatic-dynamic ones are notes, not bugs)."""
+import pytest
+import torch
+
+from fuzzcomp.culprit import cheap_culprit, intermediates_variant
+from fuzzcomp.execute import ExecOptions, check, configure_torch
+from fuzzcomp.ladder import rungs_for
+from fuzzcomp.oracles.judge import classify_replay, judge_recompiles, recompile_notes
+from fuzzcomp.oracles import Verdict
+from fuzzcomp.triage import bucket_of
+
+from oracle_cases import case, mul_relu, mutate_input
+
+configure_torch()
+
+
+# ---- the ladder -----------------------------------------------------------------------------
+def _stages(c):
+    rungs, final = rungs_for(c)
+    return [(b, m) for b, m, _ in rungs], final
+
+
+def test_ladder_rungs_cheapest_first_with_a_cudagraph_rung_on_gpus():
+    ind = case(mul_relu(), "inductor")
+    cheap = [("eager", None), ("aot_eager", None), ("aot_eager_decomp_partition", None)]
+    assert _stages(ind) == (cheap, "inductor")
+    ro = ind.with_compile(mode="reduce-overhead", device="cuda")
+    assert _stages(ro) == (cheap + [("inductor", None)], "cudagraphs")
+    ma = ind.with_compile(mode="max-autotune", device="cuda")
+    assert _stages(ma) == (cheap + [("inductor", "max-autotune-no-cudagraphs")], "cudagraphs")
+    assert _stages(ind.with_compile(mode="reduce-overhead"))[1] == "inductor"   # no CUDA graphs on CPU
+    assert _stages(case(mul_relu(), "aot_eager")) == (cheap[:1], "autograd")
+    assert _stages(case(mul_relu(), "eager")) == ([], "capture")
+    assert _stages(case(mul_relu(), "my.mod:backend")) == (cheap[:2], "backend")
+
+
+def test_stage_is_the_ladder_answer_for_every_symptom():
+    # a custom backend's fault: eager and aot_eager are clean, so the backend is the stage
+    obs, verdicts = check(case(mul_relu(), "fuzzcomp.planted:wrong_gradient"))
+    assert verdicts and {v.stage for v in verdicts} == {"backend"}
+    assert obs.stats["ladder"]["rungs"] == {"eager": [], "aot_eager": []}
+    # a crash the eager rung already shows (recompile limit: capture), never "unknown"/"runtime"
+    import torch._dynamo.config as dc
+    name = "recompile_limit" if hasattr(dc, "recompile_limit") else "cache_size_limit"
+    with dc.patch({name: 1}):
+        _, verdicts = check(case(mul_relu(), "aot_eager", sizes=((3,), (4,), (5,)), dynamic=False))
+    assert verdicts and all(v.stage == "capture" for v in verdicts if v.symptom == "recompile")
+    _, verdicts = check(case(mul_relu(), "fuzzcomp.planted:runtime_crash", sizes=((4,), (4,))))
+    assert [(v.symptom, v.stage) for v in verdicts] == [("runtime-crash", "backend")]
+
+
+@pytest.mark.slow
+def test_real_inductor_fault_is_stage_inductor():
+    import torch._inductor.config as cfg
+    with cfg.patch({"cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}):
+        _, verdicts = check(case(mul_relu(), "inductor", sizes=((4,),)))
+    assert verdicts and {v.stage for v in verdicts if v.symptom == "numeric"} == {"inductor"}
+
+
+# ---- culprit ops split silent mismatches ----------------------------------------------------
+def test_first_diverging_op_splits_numeric_buckets():
+    keys = {}
+    for backend, op in (("fuzzcomp.planted:perturb_mul", "mul"), ("fuzzcomp.planted:perturb_add", "add")):
+        obs, verdicts = check(case(mul_relu(), backend, sizes=((4,),)), ExecOptions(ladder=False))
+        numeric = [v for v in verdicts if v.symptom == "numeric"]
+        assert numeric and numeric[0].signature == f"culprit op: {op}", numeric
+        keys[op] = bucket_of(numeric[0])
+    assert keys["mul"] != keys["add"]
+    assert keys["mul"].signature == "output values | culprit op: mul"
+    assert obs.stats["culprit"] == "no intermediate diverges: the value's writer"  # add is the output
+
+
+def test_correct_backend_stays_silent_with_the_variant():
+    _, verdicts = check(case(mul_relu(), "aot_eager", sizes=((4,),)))
+    assert not verdicts
+
+
+def test_cheap_culprit_names_the_writer_or_reader():
+    p = mul_relu()
+    assert cheap_culprit(p, "output[0]") == "add"
+    assert cheap_culprit(p, "grad of input y") == "mul"
+    assert cheap_culprit(mutate_input(), "input x after call") == "mul_"
+    variant, extra = intermediates_variant(p)
+    assert variant.outputs == ("w", "x", "z", "r") and [s.op for s in extra] == ["mul", "relu"]
+
+
+def test_mutation_culprit_falls_back_gracefully():
+    _, verdicts = check(case(mutate_input("transposed"), "fuzzcomp.planted:drop_mutation_noncontiguous"),
+                        ExecOptions(ladder=False))
+    m = [v for v in verdicts if v.symptom == "mutation"]
+    assert m and m[0].signature == "culprit op: mul_", m
+
+
+# ---- recompiles: the failed guard, automatic dynamic, stride-only --------------------------
+SIZE = "0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4"
+STRIDE = "0/0: tensor 'x' stride mismatch at index 0. expected 4, actual 1"
+OBJ = "0/1: ___check_obj_id(L['g'], 140234)"
+
+
+def test_replay_classification():
+    assert classify_replay([STRIDE], None) == classify_replay([STRIDE], False) == "stride"
+    assert classify_replay([SIZE], None) == "automatic-dynamic"
+    assert classify_replay([SIZE], False) == classify_replay([SIZE], True) == "bug"
+    assert classify_replay([OBJ], None) == classify_replay([], None) == "bug"
+
+
+def test_recompile_verdicts_name_the_guard_and_skip_notes():
+    stats = {"replay_graphs_per_call": [0, 1], "replay_reasons": [[], [OBJ]], "dynamic": None}
+    (v,) = judge_recompiles(stats)
+    assert v.call == 1 and "___check_obj_id" in v.signature and "140234" not in v.signature
+    assert "guard failures" in v.detail
+    other = judge_recompiles({**stats, "replay_reasons": [[], ["0/3: ___check_obj_id(L['h'], 99)"]]})
+    assert other[0].signature == v.signature
+    for reasons, word in (([STRIDE], "strides only"), ([SIZE], "automatic dynamic")):
+        quiet = {**stats, "replay_reasons": [[], reasons]}
+        assert judge_recompiles(quiet) == [] and word in recompile_notes(quiet)[0]
+    assert judge_recompiles({**stats, "replay_reasons": [[], [SIZE]], "dynamic": False})
+
+
+def test_replay_reasons_are_captured_per_call():
+    obs, verdicts = check(case(mul_relu(), "fuzzcomp.planted:forget_graphs"), ExecOptions(ladder=False))
+    assert "replay_reasons" in obs.stats and len(obs.stats["replay_reasons"]) == 2
+    assert any(v.symptom == "recompile" for v in verdicts)
+
+
+def test_value_bucket_keys_carry_the_culprit():
+    a = Verdict("numeric", "inductor", "fp64-rule", "output[0]: rmse", 0, "output[0]", "culprit op: torch.mul")
+    b = Verdict("numeric", "inductor", "fp64-rule", "output[0]: rmse", 0, "output[0]", "culprit op: torch.add")
+    assert bucket_of(a) != bucket_of(b)
+    assert bucket_of(a) == bucket_of(Verdict("numeric", "inductor", "fp64-rule", "output[1]: max", 2,
+                                             "output[1]", "culprit op: torch.mul"))

@@ -5,8 +5,9 @@ of the campaign folder, one finding's ``repro.py`` (a confirmed one first,
 then a minimised one, then the earliest) in a fresh process of the given
 interpreter (a venv with torch nightly, say), from the finding's own folder.
 Each bucket gets a status from the repro's exit code, the repro files' own
-contract: ``fixed`` (0), ``still-shows`` (1), ``broken`` (anything else: the
-repro cannot run there, or it timed out). Results go to disk before the
+contract: ``fixed`` (0), ``still-shows`` (1 with its ``BUG:`` line: Python
+itself exits 1 on an uncaught exception), ``broken`` (anything else: the repro
+cannot run there, or it timed out). Results go to disk before the
 command returns: ``findings/<id>/recheck.json`` and ``DIR/recheck.json``,
 each keyed by interpreter path, so reports can show several interpreters side
 by side. ``interpreter_version(python)`` says which torch that interpreter has
@@ -83,7 +84,10 @@ def run_repro(python: str, repro: Path, timeout_s: float) -> dict:
     lines = out.splitlines()
     bugs = [ln for ln in lines if ln.startswith("BUG:")]
     last = (bugs or lines or err.strip().splitlines() or [""])[-1][:300]
-    return {"exit": code, "status": STATUS.get(code, "broken"), "last_line": last,
+    status = STATUS.get(code, "broken")
+    if status == "still-shows" and not bugs:  # a traceback, not the repro's verdict
+        status = "broken"
+    return {"exit": code, "status": status, "last_line": last,
             "seconds": round(time.monotonic() - t0, 1)}
 
 

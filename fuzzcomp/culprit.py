@@ -103,24 +103,27 @@ def first_diverging(case: Case, obs: Observation, verdict: Verdict, options) -> 
         vobs = observe(variant, options=sub)
     except Exception:  # the variant is a probe: failing to build it falls back, never raises
         return ""
-    rec = vobs.calls[-1]
-    if rec.eager.error or rec.compiled is None or rec.compiled.error or rec.eager.labels != rec.compiled.labels:
-        return ""
     stats = obs.stats
     n_out = len(case.program.outputs)
-    ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
-    for j, stmt in enumerate(extra):
-        prefix = f"output[{n_out + j}]"
-        for i, label in enumerate(rec.eager.labels):
-            if label != prefix and not label.startswith(prefix + "["):
-                continue
-            r = ref[i] if ref is not None and i < len(ref) else None
-            status, _ = compare(rec.eager.values[i], rec.eager_again.values[i], r, rec.compiled.values[i],
-                                floor_eps=float(stats.get("floor_eps", 0.0)),
-                                reduce_n=int(stats.get("reduce_n", 1)),
-                                coarse_eps=float(stats.get("coarse_eps", 0.0)))
-            if status == "mismatch":
-                return _plain(stmt.op)
+    # the earliest call where an intermediate diverges: one bug names one op whichever call of
+    # the schedule the primary verdict came from
+    for rec in vobs.calls:
+        if rec.eager.error or rec.compiled is None or rec.compiled.error \
+                or rec.eager.labels != rec.compiled.labels:
+            continue
+        ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
+        for j, stmt in enumerate(extra):
+            prefix = f"output[{n_out + j}]"
+            for i, label in enumerate(rec.eager.labels):
+                if label != prefix and not label.startswith(prefix + "["):
+                    continue
+                r = ref[i] if ref is not None and i < len(ref) else None
+                status, _ = compare(rec.eager.values[i], rec.eager_again.values[i], r, rec.compiled.values[i],
+                                    floor_eps=float(stats.get("floor_eps", 0.0)),
+                                    reduce_n=int(stats.get("reduce_n", 1)),
+                                    coarse_eps=float(stats.get("coarse_eps", 0.0)))
+                if status == "mismatch":
+                    return _plain(stmt.op)
     return ""
 
 

@@ -88,12 +88,13 @@ def attribute(case: Case, obs: Observation, verdicts: list[Verdict], options) ->
         obs.stats["ladder"] = {"stage": stage, "rungs": seen}
     out = []
     for v in verdicts:
+        deep = v is target
         if stage is not None and same_symptom(v, target):
             v = replace(v, stage=stage)
         elif options.ladder and v.stage in ("unknown", "runtime"):
             v = replace(v, stage=final)  # not localised on its own: the backend that showed it
         if options.culprit and v.symptom in ("numeric", "gradient", "mutation") and not v.signature:
-            v = replace(v, signature=culprit_of(case, obs, v, options, deep=v is target or v == target))
+            v = replace(v, signature=culprit_of(case, obs, v, options, deep=deep))
         out.append(v)
     return out
 

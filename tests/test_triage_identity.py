@@ -71,6 +71,13 @@ def test_first_diverging_op_splits_numeric_buckets():
     assert obs.stats["culprit"] == "no intermediate diverges: the value's writer"  # add is the output
 
 
+def test_culprit_of_the_primary_verdict_survives_the_ladder():
+    obs, verdicts = check(case(mul_relu(), "fuzzcomp.planted:perturb_mul", sizes=((4,),)))
+    numeric = [v for v in verdicts if v.symptom == "numeric"]
+    assert numeric[0].signature == "culprit op: mul" and numeric[0].stage == "backend"
+    assert obs.stats["culprit"] == "first diverging intermediate"
+
+
 def test_correct_backend_stays_silent_with_the_variant():
     _, verdicts = check(case(mul_relu(), "aot_eager", sizes=((4,),)))
     assert not verdicts

@@ -303,7 +303,9 @@ def reseed_calls(case: Case) -> Iterator[Case]:
 
 # ---- passes added for the issue-5 reducer: big cuts, rewiring, ranks, dtypes, constants ----------
 def _resolve(sub: dict[str, str], name: str) -> str:
-    while name in sub:
+    seen = set()
+    while name in sub and name not in seen:  # a reassignment (v = f(v)) maps a name to itself
+        seen.add(name)
         name = sub[name]
     return name
 

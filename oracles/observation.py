@@ -22,7 +22,10 @@ and ``recompile_limit_name``, ``grad`` ("on", "none" or
 "rejected-in-backward"), ``grad_inputs``, ``backward_error`` and
 ``strict_precision``; ``replay_reasons`` (guard failures per replayed call),
 ``dynamic`` (the compile's setting), ``overlapping_writes`` (inputs whose
-elements overlap in memory and that the program writes in place).
+elements overlap in memory and that the program writes in place); after
+``fuzzcomp.execute.check``: ``notes`` (differences deliberately not judged),
+``ladder`` (the stage and what each rung showed) and ``culprit`` (how the
+primary value finding's culprit op was found).
 """
 from __future__ import annotations
 

@@ -165,8 +165,8 @@ def _input_lines(spec: Spec, entry) -> tuple[list[str], list[str]]:
     sizes, seed = entry[0], entry[1]
     extra = entry[2] if len(entry) > 2 else {}
     env = dict(zip(spec.symbols, sizes))
-    if extra.get("inference_inputs") or extra.get("globals"):
-        raise _Unsupported("inference-mode inputs or scalar globals")
+    if extra.get("globals"):
+        raise _Unsupported("scalar globals")
     scalars = dict(extra.get("scalars", ()))
     grads = [n for n in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(spec.requires_grad))]
     lines, rg, names = [], [], [s[0] for s in spec.inputs]
@@ -203,7 +203,8 @@ def _input_lines(spec: Spec, entry) -> tuple[list[str], list[str]]:
             note = f"  # {dtype} {tuple(want.shape)}, strides {tuple(want.stride())}"
             if layout != "contiguous":
                 note += f": {_LAYOUT_WORDS.get(layout, layout)}"
-        if name in grads and getattr(torch, dtype).is_floating_point and kind == "tensor":
+        if name in grads and getattr(torch, dtype).is_floating_point and kind == "tensor" and \
+                not extra.get("inference_inputs"):
             exprs = [f"{exprs[0]}.requires_grad_()"]
             rg.append(name)
             note += ", requires grad"
@@ -249,26 +250,80 @@ def render_short(spec: Spec) -> str | None:
         return None
 
 
-def _render(spec: Spec) -> str:
-    if spec.symptom not in _SHORT_SYMPTOMS or spec.state or len(spec.calls) != 1:
-        raise _Unsupported(spec.symptom)
-    if any(len(c) > 2 and (c[2].get("marks") or c[2].get("grad_mode")) for c in spec.calls):
-        raise _Unsupported("dynamic marks or a grad mode")
-    entry = spec.calls[0]
-    seed = entry[1]
-    in_lines, rg = _input_lines(spec, entry)
+def prune(src: str) -> str:
+    """Drop top-level helper functions nothing calls (the minimiser can leave them behind)."""
+    import ast
+    while True:
+        tree = ast.parse(src)
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        dead = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != "fn" and n.name not in used]
+        if not dead:
+            return src
+        lines = src.splitlines()
+        for n in sorted(dead, key=lambda n: -n.lineno):
+            start = min([n.lineno] + [d.lineno for d in n.decorator_list]) - 1
+            del lines[start:n.end_lineno]
+        src = re.sub(r"\n{3,}", "\n\n\n", "\n".join(lines)).strip() + "\n"
+
+
+def _inputs_fn(spec: Spec, values: bool) -> tuple[list[str], list[str], bool]:
+    """(lines of ``def inputs(...)``, names requiring grad, whether it takes ``fp64``)."""
     names = [s[0] for s in spec.inputs]
+    fp64 = values and any(s[2] in _EPS for s in spec.inputs if len(s) < 5 or s[4].get("kind") != "alias")
+    many = len(spec.calls) > 1
+    params = (["call"] if many else []) + (["fp64=False"] if fp64 else [])
+    out = [f"def inputs({', '.join(params)}):"]
+    if fp64:
+        out += ["    def up(t):  # the fp64 reference runs on the same values in float64",
+                "        return t.double() if fp64 else t", ""]
+    rg_all: list[str] = []
+    for k, entry in enumerate(spec.calls):
+        lines, rg = _input_lines(spec, entry)
+        rg_all = rg_all or rg
+        extra = entry[2] if len(entry) > 2 else {}
+        ind = "        " if many and k < len(spec.calls) - 1 else "    "
+        if many and k < len(spec.calls) - 1:
+            out.append(f"    if call == {k}:")
+        if extra.get("inference_inputs"):
+            out.append(f"{ind}with torch.inference_mode():  # inference tensors")
+            out += [f"{ind}    {ln}" for ln in lines]
+        else:
+            out += [f"{ind}{ln}" for ln in lines]
+        marks = extra.get("marks", ())
+        for name, dim, how in marks:
+            fn = "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic"
+            out.append(f"{ind}torch._dynamo.{fn}({name}, {dim})")
+        out.append(f"{ind}return [{', '.join(names)}]")
+    return out, rg_all, fp64
+
+
+def _render(spec: Spec) -> str:
+    if spec.symptom not in _SHORT_SYMPTOMS or spec.state:
+        raise _Unsupported(spec.symptom)
+    modes = {(c[2] if len(c) > 2 else {}).get("grad_mode", "grad") for c in spec.calls}
+    if len(modes) > 1:
+        raise _Unsupported("grad modes change between calls")
+    mode = modes.pop()
+    seeds = {c[1] for c in spec.calls}
     sym = spec.symptom
     values = sym in ("numeric", "gradient", "mutation")
-    random = bool(_RANDOM.search(spec.fn_src))
+    if mode != "grad" and sym == "gradient":
+        raise _Unsupported("gradients under no_grad")
+    fn_src = prune(spec.fn_src)
+    random = bool(_RANDOM.search(fn_src))
+    if random and len(seeds) > 1:
+        raise _Unsupported("random ops reseeded per call")
+    seed = spec.calls[0][1]
+    inputs_lines, rg, fp64 = _inputs_fn(spec, values)
+    many = len(spec.calls) > 1
     head = [f'"""{spec.title}', "",
             "Exit 1 while the bug shows, 0 once it is fixed." + (" Needs a CUDA device (exit 3 without)."
                                                                   if spec.device != "cpu" else ""),
-            '"""', "import torch"]
+            '"""']
+    head += ["import traceback", ""] if sym in ("compile-crash", "runtime-crash") else []
+    head.append("import torch")
     if values:
         head.append(SHORT_MARK)
-    if sym in ("compile-crash", "runtime-crash"):
-        head.insert(4, "import traceback")
     if spec.backend_import:
         head.append(spec.backend_import)
     head.append("")
@@ -281,68 +336,107 @@ def _render(spec: Spec) -> str:
         head.append("torch._inductor.config.fallback_random = True  # eager's random numbers")
     if head[-1] != "":
         head.append("")
-    body = ["", spec.fn_src.strip(), "", ""]
-    sig = "fp64=False" if values and any(s[2] in _EPS for s in spec.inputs) else ""
-    body.append(f"def inputs({sig}):")
-    if sig:
-        body.append("    def up(t):  # the fp64 reference runs on the same values in float64")
-        body.append("        return t.double() if fp64 else t")
-    body += ["    " + ln for ln in in_lines]
-    body.append(f"    return [{', '.join(names)}]")
-    body += ["", ""]
-    reseed = f"torch.manual_seed({seed}); " if random else ""
-    call = f"torch.compile(fn{_compile_args(spec)})"
+    body = ["", fn_src.strip(), "", ""] + inputs_lines + ["", ""]
+    if sym in ("compile-crash", "runtime-crash") or mode != "grad":
+        body[-2:-2] = []
+    reseed = f"torch.manual_seed({seed})\n" if random else ""
+    compiled = f"torch.compile(fn{_compile_args(spec)})"
     tol = _tol(spec)
     same_args = ", equal_nan=True" + (f", tol={tol:.3g}" if tol else "")
-    fp64 = "inputs(fp64=True)" if sig else "inputs()"
+    arg = "call" if many else ""
+    a64 = ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""]))
+    wrap = {"no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}.get(mode)
+    check: list[str] = []
+    helpers: list[str] = []
     if sym == "numeric":
-        body += [f"{reseed}ref = fn(*inputs())", f"{reseed}fp64 = fn(*{fp64})", f"{reseed}res = {call}(*inputs())",
+        check = [f"ref, fp64, res = run(fn, inputs({arg})), run(fn, inputs({a64})), run(compiled, inputs({arg}))",
                  f"if not same(ref, res, fp64_ref=fp64{same_args}):",
+                 '    print(f"BUG: call {call}: compiled output differs from eager beyond the fp64 reference\'s error")'
+                 if many else
                  '    print("BUG: compiled output differs from eager beyond the fp64 reference\'s error")',
                  "    raise SystemExit(1)"]
+        helpers = _run_helper(reseed, wrap, "f(*xs)")
     elif sym == "mutation":
-        body += [f"xs, x64, ys = inputs(), {fp64}, inputs()",
-                 f"{reseed}fn(*xs)", f"{reseed}fn(*x64)", f"{reseed}{call}(*ys)",
+        check = [f"xs, x64, ys = inputs({arg}), inputs({a64}), inputs({arg})",
+                 "run(fn, xs), run(fn, x64), run(compiled, ys)",
                  f"if not same(xs, ys, fp64_ref=x64{same_args}):",
                  '    print("BUG: an input holds other values after the compiled call than after eager")',
                  "    raise SystemExit(1)"]
+        helpers = _run_helper(reseed, wrap, "f(*xs)")
     elif sym == "gradient":
         if not rg:
             raise _Unsupported("no input requires grad")
-        body += ["", "def grads(f, xs):  # backward of sum(out * w) with fixed weights k/64",
-                 f"    {reseed}outs = [o for o in f(*xs) if isinstance(o, torch.Tensor) and o.requires_grad]",
-                 f"    ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
-                 f"{seed * 7919} + i)) / 64).to(o.dtype) for i, o in enumerate(outs)]",
-                 "    torch.autograd.backward(outs, grad_tensors=ws)",
-                 f"    return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]", "", "",
-                 f"ref, fp64, res = grads(fn, inputs()), grads(fn, {fp64}), grads({call}, inputs())",
+        helpers = ["def grads(f, xs):  # backward of sum(out * w) with fixed weights k/64"]
+        helpers += ["    " + ln for ln in reseed.splitlines()]
+        helpers += ["    outs = [o for o in f(*xs) if isinstance(o, torch.Tensor) and o.requires_grad]",
+                    "    ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
+                    f"{str(seed * 7919) + ' + ' if seed else ''}i)) / 64).to(o.dtype) for i, o in enumerate(outs)]",
+                    "    torch.autograd.backward(outs, grad_tensors=ws)",
+                    "    return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]", "", ""]
+        if many:
+            raise _Unsupported("gradients over several calls")
+        check = ["ref, fp64, res = grads(fn, inputs()), grads(fn, inputs(" + a64 + ")), grads(compiled, inputs())",
                  f"if not same(ref, res, fp64_ref=fp64{same_args}):",
                  '    print("BUG: compiled gradients differ from eager beyond the fp64 reference\'s error")',
                  "    raise SystemExit(1)"]
     elif sym == "aliasing":
-        body += ["def shared(outs, xs):  # which inputs each output shares storage with",
-                 "    ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731",
-                 "    return [[ptr(o) == ptr(x) for x in xs if isinstance(x, torch.Tensor)]",
-                 "            for o in outs if isinstance(o, torch.Tensor)]", "", "",
-                 "xs, ys = inputs(), inputs()",
-                 f"{reseed}ref = shared(fn(*xs), xs)", f"{reseed}res = shared({call}(*ys), ys)",
+        helpers = ["def shared(f, xs):  # for each output, which inputs it shares storage with"]
+        helpers += ["    " + ln for ln in reseed.splitlines()]
+        helpers += ["    ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731",
+                    "    return [[ptr(o) == ptr(x) for x in xs if isinstance(x, torch.Tensor)]",
+                    "            for o in f(*xs) if isinstance(o, torch.Tensor)]", "", ""]
+        check = [f"ref, res = shared(fn, inputs({arg})), shared(compiled, inputs({arg}))",
                  "if ref != res:",
                  '    print(f"BUG: outputs share storage with inputs {res} compiled, {ref} in eager")',
                  "    raise SystemExit(1)"]
+        if wrap:
+            raise _Unsupported("aliasing under a grad mode")
     else:  # a crash: eager runs the whole call (backward too), compiled raises
-        back = ["    outs = [o for o in out if isinstance(o, torch.Tensor) and o.requires_grad]",
-                "    torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"] if rg else []
-        body += ["def run(f):", f"    {reseed}out = f(*inputs())"] + back + ["", "",
-                 "run(fn)  # eager is fine", "try:", f"    run({call})", "except Exception as e:",
-                 "    traceback.print_exc()",
+        helpers = ["def run(f, xs):"]
+        body_lines = [ln for ln in reseed.splitlines()] + ["out = f(*xs)"]
+        if rg and mode == "grad":
+            body_lines += ["outs = [o for o in out if isinstance(o, torch.Tensor) and o.requires_grad]",
+                           "torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"]
+        if wrap:
+            helpers.append(f"    with {wrap}:")
+            helpers += ["        " + ln for ln in body_lines]
+        else:
+            helpers += ["    " + ln for ln in body_lines]
+        helpers += ["", ""]
+        check = [f"run(fn, inputs({arg}))  # eager is fine", "try:", f"    run(compiled, inputs({arg}))",
+                 "except Exception as e:", "    traceback.print_exc()",
+                 '    print(f"BUG: call {call}: compiled call raised {type(e).__name__}: '
+                 '{str(e).splitlines()[0][:200]}")' if many else
                  '    print(f"BUG: compiled call raised {type(e).__name__}: {str(e).splitlines()[0][:200]}")',
                  "    raise SystemExit(1)"]
+    if helpers in (["def run(f, xs):", "    return f(*xs)", "", ""], ["def run(f, xs):", "    out = f(*xs)", "", ""]):
+        # nothing to say: call directly
+        helpers = []
+        check = [re.sub(r"\brun\((\w+), (inputs\([^)]*\)|\w+)\)", r"\1(*\2)", ln) for ln in check]
+    main = [f"compiled = {compiled}"]
+    if many:
+        main.append(f"for call in range({len(spec.calls)}):  # the sizes change between calls")
+        main += ["    " + ln for ln in check]
+    else:
+        main += check
     tail = ['print("OK: compiled matches eager")']
-    text = "\n".join(head + body + tail) + "\n"
+    text = "\n".join(head + body + helpers + main + tail) + "\n"
+    text = re.sub(r"\n{4,}", "\n\n\n", text)
     if spec.footer:
         text += spec.footer.rstrip("\n") + "\n"
     compile(text, "<short repro>", "exec")
     return text
+
+
+def _run_helper(reseed: str, wrap: str | None, call: str) -> list[str]:
+    if not reseed and not wrap:
+        return ["def run(f, xs):", f"    return {call}", "", ""]
+    out = ["def run(f, xs):"] + ["    " + ln for ln in reseed.splitlines()]
+    if wrap:
+        out += [f"    with {wrap}:", f"        return {call}"]
+    else:
+        out.append(f"    return {call}")
+    return out + ["", ""]
 
 
 def is_short(text: str) -> bool:

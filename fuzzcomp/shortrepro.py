@@ -61,6 +61,7 @@ class Spec:
     state: list = field(default_factory=list)
     backend_import: str = ""    # an import line for a custom backend, else ""
     footer: str = ""            # e.g. the machine-readable case line
+    skip: list = field(default_factory=list)      # inputs fn never reads: built by no line
 
 
 # ---- the embedded case ---------------------------------------------------------------------------
@@ -171,8 +172,10 @@ def _input_lines(spec: Spec, entry) -> tuple[list[str], list[str]]:
     grads = [n for n in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(spec.requires_grad))]
     lines, rg, names = [], [], [s[0] for s in spec.inputs]
     dev = "" if spec.device == "cpu" else f".to({spec.device!r})"
-    for i, s in enumerate(spec.inputs):
+    for i, s in enumerate(spec.inputs):  # seeds follow the campaign's input numbering
         name, shape, dtype, layout = s[:4]
+        if name in spec.skip:
+            continue
         info = s[4] if len(s) > 4 else {}
         kind = info.get("kind", "tensor")
         if kind in ("int", "float"):
@@ -250,11 +253,39 @@ def render_short(spec: Spec) -> str | None:
         return None
 
 
+def unused_params(src: str) -> list[str]:
+    """Parameters of ``fn`` its body never reads."""
+    import ast
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "fn":
+            read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            return [a.arg for a in node.args.args if a.arg not in read]
+    return []
+
+
+def _drop_params(src: str, names: list[str]) -> str:
+    m = re.search(r"^def fn\(([^)]*)\):", src, re.M)
+    if not m or not names:
+        return src
+    kept = [a.strip() for a in m.group(1).split(",") if a.strip() and a.strip() not in names]
+    return src[:m.start()] + f"def fn({', '.join(kept)}):" + src[m.end():]
+
+
 def prune(src: str) -> str:
-    """Drop top-level helper functions nothing calls (the minimiser can leave them behind)."""
+    """Drop what the minimiser can leave behind: loops over ``range(0)`` and top-level helper
+    functions nothing calls."""
     import ast
     while True:
         tree = ast.parse(src)
+        empty = [n for n in ast.walk(tree) if isinstance(n, ast.For) and isinstance(n.iter, ast.Call)
+                 and getattr(n.iter.func, "id", "") == "range" and len(n.iter.args) == 1
+                 and isinstance(n.iter.args[0], ast.Constant) and n.iter.args[0].value == 0 and not n.orelse]
+        if empty:
+            lines = src.splitlines()
+            n = empty[0]
+            del lines[n.lineno - 1:n.end_lineno]
+            src = "\n".join(lines) + "\n"
+            continue
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         dead = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != "fn" and n.name not in used]
         if not dead:
@@ -268,8 +299,9 @@ def prune(src: str) -> str:
 
 def _inputs_fn(spec: Spec, values: bool) -> tuple[list[str], list[str], bool]:
     """(lines of ``def inputs(...)``, names requiring grad, whether it takes ``fp64``)."""
-    names = [s[0] for s in spec.inputs]
-    fp64 = values and any(s[2] in _EPS for s in spec.inputs if len(s) < 5 or s[4].get("kind") != "alias")
+    names = [s[0] for s in spec.inputs if s[0] not in spec.skip]
+    fp64 = values and any(s[2] in _EPS for s in spec.inputs
+                          if s[0] not in spec.skip and (len(s) < 5 or s[4].get("kind") != "alias"))
     many = len(spec.calls) > 1
     params = (["call"] if many else []) + (["fp64=False"] if fp64 else [])
     out = [f"def inputs({', '.join(params)}):"]
@@ -310,6 +342,11 @@ def _render(spec: Spec) -> str:
     if mode != "grad" and sym == "gradient":
         raise _Unsupported("gradients under no_grad")
     fn_src = prune(spec.fn_src)
+    names = [x[0] for x in spec.inputs]
+    aliased = {names[x[4]["of"]] for x in spec.inputs if len(x) > 4 and x[4].get("kind") == "alias"}
+    unused = [n for n in unused_params(fn_src) if n not in aliased and n in names]
+    fn_src = _drop_params(fn_src, unused)
+    spec.skip = unused
     random = bool(_RANDOM.search(fn_src))
     if random and len(seeds) > 1:
         raise _Unsupported("random ops reseeded per call")
@@ -405,9 +442,9 @@ def _render(spec: Spec) -> str:
         helpers += ["", ""]
         check = [f"run(fn, inputs({arg}))  # eager is fine", "try:", f"    run(compiled, inputs({arg}))",
                  "except Exception as e:", "    traceback.print_exc()",
-                 '    print(f"BUG: call {call}: compiled call raised {type(e).__name__}: '
-                 '{str(e).splitlines()[0][:200]}")' if many else
-                 '    print(f"BUG: compiled call raised {type(e).__name__}: {str(e).splitlines()[0][:200]}")',
+                 '    why = [ln for ln in str(e).splitlines() if ln.strip() and not ln.endswith(" raised:")] + [""]',
+                 '    print(f"BUG: call {call}: compiled call raised {type(e).__name__}: {why[0][:200]}")' if many else
+                 '    print(f"BUG: compiled call raised {type(e).__name__}: {why[0][:200]}")',
                  "    raise SystemExit(1)"]
     if helpers in (["def run(f, xs):", "    return f(*xs)", "", ""], ["def run(f, xs):", "    out = f(*xs)", "", ""]):
         # nothing to say: call directly

@@ -359,6 +359,8 @@ def _render(spec: Spec) -> str:
             '"""']
     head += ["import traceback", ""] if sym in ("compile-crash", "runtime-crash") else []
     head.append("import torch")
+    if random:
+        head.append("import torch._inductor.config")
     if values:
         head.append(SHORT_MARK)
     if spec.backend_import:
@@ -374,8 +376,6 @@ def _render(spec: Spec) -> str:
     if head[-1] != "":
         head.append("")
     body = ["", fn_src.strip(), "", ""] + inputs_lines + ["", ""]
-    if sym in ("compile-crash", "runtime-crash") or mode != "grad":
-        body[-2:-2] = []
     reseed = f"torch.manual_seed({seed})\n" if random else ""
     compiled = f"torch.compile(fn{_compile_args(spec)})"
     tol = _tol(spec)

@@ -267,3 +267,18 @@ def test_a_broken_repro_is_not_confirmed(tmp_path):
     good = tmp_path / "good.py"
     good.write_text("import sys\nprint('BUG: call 0: x')\nsys.exit(1)\n")
     assert reproduced(*run_repro(good, timeout_s=60))
+
+
+def test_random_program_is_silent_under_inductor(tmp_path):
+    """dropout draws random numbers: the short file sets fallback_random and reseeds before every
+    run, so a correct Inductor compile is not a false 'numeric' bug."""
+    prog = Program((Input("x0", TensorType((64,), "float32")),),
+                   (Assign("v0", "torch.nn.functional.dropout", "torch.nn.functional.dropout({0}, 0.5)",
+                           (Ref("x0"),), TensorType((64,), "float32")),), ("v0",), ())
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((), 3),)).with_compile(backend="inductor")
+    text = render_repro(case, KEY, "detail")
+    assert "fallback_random = True" in text and "torch.manual_seed(3)" in text and is_short(text), text
+    path = tmp_path / "repro.py"
+    path.write_text(text)
+    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr

@@ -353,7 +353,8 @@ def _render(spec: Spec) -> str:
     seed = spec.calls[0][1]
     inputs_lines, rg, fp64 = _inputs_fn(spec, values)
     many = len(spec.calls) > 1
-    head = [f'"""{spec.title}', "",
+    safe_title = spec.title.replace("\\", "/").replace('"""', "'''")  # a docstring stays one
+    head = [f'"""{safe_title}', "",
             "Exit 1 while the bug shows, 0 once it is fixed." + (" Needs a CUDA device (exit 3 without)."
                                                                   if spec.device != "cpu" else ""),
             '"""']

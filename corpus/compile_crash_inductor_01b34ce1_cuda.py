@@ -1,5 +1,5 @@
 # fuzzcomp-corpus: status=open torch>=2.11.0 bucket=compile-crash-inductor-01b34ce1 dedup=compile-crash-inductor-01b34ce1:torch.cummax symptom=compile-crash device=cuda issue=none
-"""[Fuzzer][Compile Crash] torch.compile (inductor, cuda) fails to compile: compiled raised InductorError: CompilationError: at 25:16: | r0_mask = r0_index < r0_numel | roffset = r0_offset | rinde
+"""[Fuzzer][Compile Crash] torch.compile (inductor, cuda) fails to compile: compiled raised InductorError: CompilationError: at 25:16:
 
 Found by fuzzcomp (seed 31000187); bucket compile-crash-inductor-01b34ce1.
 

@@ -1,5 +1,5 @@
 # fuzzcomp-corpus: status=open torch>=2.11.0 bucket=compile-crash-inductor-01b34ce1 dedup=compile-crash-inductor-01b34ce1:Tensor.scatter_add_+torch.msort symptom=compile-crash device=cuda issue=none
-"""[Fuzzer][Compile Crash] torch.compile (inductor, cuda) fails to compile: compiled raised InductorError: CompilationError: at 8:4: | def triton_poi_fused_arange_flip_scatter_add_sort_unsqueeze_1
+"""[Fuzzer][Compile Crash] torch.compile (inductor, cuda) fails to compile: compiled raised InductorError: CompilationError: at 8:4:
 
 Found by fuzzcomp (seed 811002646); bucket compile-crash-inductor-01b34ce1.
 

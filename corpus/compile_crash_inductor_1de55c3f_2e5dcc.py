@@ -1,5 +1,5 @@
 # fuzzcomp-corpus: status=open torch>=2.13.0 bucket=compile-crash-inductor-1de55c3f dedup=compile-crash-inductor-1de55c3f:Tensor.abs_+torch.true_divide symptom=compile-crash device=cpu issue=none
-"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised InductorError: TypeError: mul expected 2 arguments, got 3 | While executing %mul : [num_users=3] = call_
+"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised InductorError: TypeError: mul expected 2 arguments, got 3
 
 Found by fuzzcomp (seed 1000053); bucket compile-crash-inductor-1de55c3f.
 

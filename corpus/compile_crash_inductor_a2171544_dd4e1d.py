@@ -1,5 +1,5 @@
 # fuzzcomp-corpus: status=open torch>=2.13.0 bucket=compile-crash-inductor-a2171544 dedup=compile-crash-inductor-a2171544:Tensor.index_fill_+torch.sum symptom=compile-crash device=cpu issue=none
-"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised BackendCompilerFailed: backend='inductor' raised: | RuntimeError: Expected !size_bytes_is_heap_allocated
+"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised BackendCompilerFailed: RuntimeError: Expected !size_bytes_is_heap_allocated_ to be true, but got false. 
 
 Found by fuzzcomp (seed 2027007273); bucket compile-crash-inductor-a2171544.
 

@@ -1,5 +1,5 @@
 # fuzzcomp-corpus: status=open torch>=2.13.0 bucket=compile-crash-inductor-e251051f dedup=compile-crash-inductor-e251051f:Tensor.add_+Tensor.permute+torch.mul symptom=compile-crash device=cpu issue=none
-"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised BackendCompilerFailed: backend='inductor' raised: | RuntimeError: s0*s65**2 (<class 'torch.SymInt'>, 140
+"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised BackendCompilerFailed: RuntimeError: s0*s65**2 (<class 'torch.SymInt'>, 140509309776720)is not tracked w
 
 Found by fuzzcomp (seed 2026006467); bucket compile-crash-inductor-e251051f.
 

@@ -1,5 +1,5 @@
 # fuzzcomp-corpus: status=open torch>=2.13.0 bucket=compile-crash-inductor-ee158469 dedup=compile-crash-inductor-ee158469:Tensor.__gt__+Tensor.mul_[scalar]+Tensor.view[dtype]+torch.sum symptom=compile-crash device=cpu issue=none
-"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised InductorError: CppCompileError: C++ compile error | Command: | g++ /tmp/fuzzcomp-inductor-w4s1vmwo/qu/cq
+"""[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised InductorError: CppCompileError: C++ compile error
 
 Found by fuzzcomp (seed 2027006325); bucket compile-crash-inductor-ee158469.
 

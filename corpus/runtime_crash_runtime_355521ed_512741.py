@@ -1,5 +1,5 @@
 # fuzzcomp-corpus: status=open torch>=2.13.0 bucket=runtime-crash-runtime-355521ed dedup=runtime-crash-runtime-355521ed:Tensor.add_[scalar]+cond:mix+cond:torch.cos+torch.cond symptom=runtime-crash device=cpu issue=none
-"""[Fuzzer][Runtime Crash] torch.compile (inductor, cpu) raises at run time: compiled raised AssertionError: expected size 2==2, stride 1==2 at dim=0; expected size 2==2, stride 2==1 at dim=1 | Err
+"""[Fuzzer][Runtime Crash] torch.compile (inductor, cpu) raises at run time: compiled raised AssertionError: expected size 2==2, stride 1==2 at dim=0; expected size 2==2, stride 2==1 at dim=1
 
 Found by fuzzcomp (seed 2027009293); bucket runtime-crash-runtime-355521ed.
 

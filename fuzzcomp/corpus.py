@@ -206,7 +206,7 @@ def spec_from_long(text: str, meta: dict):
     """The short renderer's Spec from a long-form repro (its program, INPUTS, CALLS, COMPILE...)."""
     import ast
 
-    from .repro import _WHAT
+    from .repro import _WHAT, headline
     from .shortrepro import Spec
     tree = ast.parse(text)
     consts: dict = {}
@@ -227,7 +227,7 @@ def spec_from_long(text: str, meta: dict):
     fn_src = "\n".join(lines[start + 1:end]).strip() + "\n"
     doc = ast.get_docstring(tree) or ""
     detail = next((ln for ln in doc.splitlines()[2:] if ln.strip()), "")
-    detail = re.sub(r"^\[stage by backend ladder: [^]]*\]\s*", "", detail)
+    detail = headline(detail)
     comp = consts.get("COMPILE", {})
     kind = {"compile-crash": "Compile Crash", "runtime-crash": "Runtime Crash"}.get(meta.get("symptom"),
                                                                                       "Eager/Compile Divergence")

@@ -155,6 +155,17 @@ _WHAT = {
 }
 
 
+def headline(detail: str) -> str:
+    """A verdict's detail as one short phrase: no ladder tag, and of a wrapped compiler error
+    ("X: backend='inductor' raised: | RuntimeError: ... | paths, commands") only the wrapper's
+    type and the first line of what it wraps."""
+    first = re.sub(r"^\[stage by backend ladder: [^]]*\]\s*", "", detail).splitlines()[0] if detail else ""
+    parts = first.split(" | ")
+    if len(parts) > 1 and parts[0].endswith(" raised:"):
+        return re.sub(r":[^:]*raised:$", ":", parts[0]) + " " + parts[1]
+    return parts[0]
+
+
 def title(case: Case, key: BucketKey, detail: str) -> str:
     """One line in the upstream fuzzer-issue shape."""
     kind = {"compile-crash": "Compile Crash", "runtime-crash": "Runtime Crash", "segfault": "Crash",
@@ -162,7 +173,7 @@ def title(case: Case, key: BucketKey, detail: str) -> str:
     spec = case.compile
     backend = spec.backend.split(":")[-1]
     what = _WHAT.get(key.symptom, "disagrees with eager")
-    first = re.sub(r"^\[stage by backend ladder: [^]]*\]\s*", "", detail).splitlines()[0] if detail else ""
+    first = headline(detail)
     return f"[Fuzzer][{kind}] torch.compile ({backend}, {spec.device}) {what}: {first[:120]}"
 
 

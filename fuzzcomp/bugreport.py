@@ -174,9 +174,12 @@ def render_report(case: Case, key: BucketKey, detail: str, repro_text: str,
         (", fullgraph=True" if spec.fullgraph else "") + (f", mode={spec.mode!r}" if spec.mode else "")
     n_calls = len(case.calls)
     calls = "once" if n_calls == 1 else f"{n_calls} times (sizes change between calls)"
-    backward = (f"Inputs {', '.join(f'`{g}`' for g in grads)} require grad, and backward is run "
-                "(of the sum of each output times fixed weights): the compiled backward is part of the "
-                "call.") if grads else "No input requires grad; only the forward runs."
+    runs_back = key.symptom in ("gradient", "runtime-crash", "compile-crash")
+    backward = (f"Inputs {', '.join(f'`{g}`' for g in grads)} require grad, and the fuzzer runs backward "
+                "after every call (of the sum of each output times fixed weights), so the compiled backward "
+                "is judged too" + ("; the repro below runs it as well." if runs_back else
+                                   "; the repro below needs only the forward.")) \
+        if grads else "No input requires grad; only the forward runs."
     short = "INPUTS = [" not in repro_text
     repro = f"```python\n{repro_text.rstrip()}\n```" if short else (
         "The short form did not reproduce on its own, so this is the long form (the campaign's own "

@@ -153,7 +153,7 @@ def test_report_has_the_upstream_fuzzer_issue_shape(tmp_path):
     for section in ("### 🐛 Describe the bug", "### Error logs", "**Expected:**", "**Actual:**",
                     "### Versions", "PyTorch version: 2.", "Python version: 3.", "def fn(x0):",
                     "| requires_grad |", "| `x0` | `[3]` | float32 | contiguous | True |",
-                    "backward is run", "RuntimeError: boom\nBUG: compiled call raised", "Stage: **aot_eager**",
+                    "the fuzzer runs backward", "RuntimeError: boom\nBUG: compiled call raised", "Stage: **aot_eager**",
                     "`aot_eager`: shows", "Rechecked on torch 2.11.0 (Python 3.11): the bug is **fixed** there",
                     "Labels: `topic: fuzzer`"):
         assert section in md, section

@@ -1,7 +1,7 @@
 """A finding -> the short repro a person writes: the function, plain-torch inputs, one check.
 
 Contract: ``render_short(spec)`` returns the text of a standalone file, or ``None`` when the
-case needs more than the short form can say (module state, globals, recompile schedules,
+case needs more than the short form can say (scalar globals, recompile schedules,
 hangs, segfaults): the caller then writes the long form (``fuzzcomp.repro``). The file:
 
 * states the bug in a docstring, then the minimised function;
@@ -172,6 +172,14 @@ def _input_lines(spec: Spec, entry) -> tuple[list[str], list[str]]:
     grads = [n for n in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(spec.requires_grad))]
     lines, rg, names = [], [], [s[0] for s in spec.inputs]
     dev = "" if spec.device == "cpu" else f".to({spec.device!r})"
+    values = spec.symptom in ("numeric", "gradient", "mutation")
+    for i, (path, shape, dtype, kind) in enumerate(spec.state):  # module state: seeded before each call
+        concrete = [env[d] if isinstance(d, str) else d for d in shape]
+        expr = _base_expr(concrete, dtype, seed * 31 + 1009 + i)
+        if values and getattr(torch, dtype).is_floating_point:
+            expr = f"up({expr})"
+        target = f"globals()[{path!r}]" if kind == "global" else f"{path}.data"
+        lines.append(f"{target} = {expr}{dev}  # {kind} {dtype} {tuple(concrete)}")
     for i, s in enumerate(spec.inputs):  # seeds follow the campaign's input numbering
         name, shape, dtype, layout = s[:4]
         if name in spec.skip:
@@ -199,7 +207,7 @@ def _input_lines(spec: Spec, entry) -> tuple[list[str], list[str]]:
             if got.shape != want.shape or got.stride() != want.stride() or got.dtype != want.dtype or \
                     not bool(((got == want) | (got != got) & (want != want)).all()):
                 raise _Unsupported(f"input {name} does not rebuild bitwise")
-            if getattr(torch, dtype).is_floating_point and spec.symptom in ("numeric", "gradient", "mutation"):
+            if getattr(torch, dtype).is_floating_point and values:
                 base = f"up({base})"  # the fp64 run upcasts the base, then takes the same view
             expr, _ = _layout_expr(base + dev, concrete, layout)
             exprs.append(expr)
@@ -280,9 +288,15 @@ def prune(src: str) -> str:
         empty = [n for n in ast.walk(tree) if isinstance(n, ast.For) and isinstance(n.iter, ast.Call)
                  and getattr(n.iter.func, "id", "") == "range" and len(n.iter.args) == 1
                  and isinstance(n.iter.args[0], ast.Constant) and n.iter.args[0].value == 0 and not n.orelse]
-        if empty:
-            lines = src.splitlines()
-            n = empty[0]
+        reads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        lines = src.splitlines()
+        dead_stmts = [st for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for st in f.body
+                      if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                      and st.targets[0].id not in reads and len(f.body) > 2
+                      and not re.search(r"_\(|\bout=|manual_seed", ast.get_source_segment(src, st.value) or "_(")
+                      and not _RANDOM.search(ast.get_source_segment(src, st.value) or "")]
+        if empty or dead_stmts:  # a value nothing reads, computed without side effects: dead
+            n = (empty or dead_stmts)[0]
             del lines[n.lineno - 1:n.end_lineno]
             src = "\n".join(lines) + "\n"
             continue
@@ -300,8 +314,9 @@ def prune(src: str) -> str:
 def _inputs_fn(spec: Spec, values: bool) -> tuple[list[str], list[str], bool]:
     """(lines of ``def inputs(...)``, names requiring grad, whether it takes ``fp64``)."""
     names = [s[0] for s in spec.inputs if s[0] not in spec.skip]
-    fp64 = values and any(s[2] in _EPS for s in spec.inputs
-                          if s[0] not in spec.skip and (len(s) < 5 or s[4].get("kind") != "alias"))
+    fp64 = values and (any(s[2] in _EPS for s in spec.inputs
+                           if s[0] not in spec.skip and (len(s) < 5 or s[4].get("kind") != "alias"))
+                       or any(st[2] in _EPS for st in spec.state))
     many = len(spec.calls) > 1
     params = (["call"] if many else []) + (["fp64=False"] if fp64 else [])
     out = [f"def inputs({', '.join(params)}):"]
@@ -330,8 +345,8 @@ def _inputs_fn(spec: Spec, values: bool) -> tuple[list[str], list[str], bool]:
 
 
 def _render(spec: Spec) -> str:
-    if spec.symptom not in _SHORT_SYMPTOMS or spec.state:
-        raise _Unsupported(spec.symptom)
+    if spec.symptom not in _SHORT_SYMPTOMS or (spec.state and spec.symptom in ("gradient", "mutation")):
+        raise _Unsupported(spec.symptom)  # parameter grads and buffers after the call: the long form
     modes = {(c[2] if len(c) > 2 else {}).get("grad_mode", "grad") for c in spec.calls}
     if len(modes) > 1:
         raise _Unsupported("grad modes change between calls")

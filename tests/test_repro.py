@@ -116,13 +116,14 @@ def test_short_crash_and_gradient_repros_show_and_clear(tmp_path):
     prog = Program((Input("x0", F32, requires_grad=True),),
                    (Assign("v0", "torch.mul", "torch.mul({0}, {0})", (Ref("x0"),), F32),), ("v0",), ("s0",))
     case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0),))
-    for backend, key, says in (("runtime_crash", BucketKey("runtime-crash", "runtime", "x"),
-                                "BUG: compiled call raised"),
-                               ("wrong_gradient", BucketKey("gradient", "unknown", "x"),
-                                "BUG: compiled gradients differ")):
+    twice = dataclasses.replace(case, calls=(Call((3,), 0), Call((3,), 1)))  # the planted crash: 2nd call
+    for backend, key, says, c in (("runtime_crash", BucketKey("runtime-crash", "runtime", "x"),
+                                   "BUG: call 1: compiled call raised RuntimeError: planted fault", twice),
+                                  ("wrong_gradient", BucketKey("gradient", "unknown", "x"),
+                                   "BUG: compiled gradients differ", case)):
         for name, b in ((backend, f"fuzzcomp.planted:{backend}"), ("eager", "eager")):
             path = tmp_path / f"{backend}_{name}.py"
-            path.write_text(render_repro(case.with_compile(backend=b), key, "detail"))
+            path.write_text(render_repro(c.with_compile(backend=b), key, "detail"))
             assert is_short(path.read_text()), path.read_text()
             p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
             if name == "eager":

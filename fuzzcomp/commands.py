@@ -112,14 +112,22 @@ def cmd_replay(args) -> int:
     if args.target.endswith(".py"):
         if not Path(args.target).is_file():
             raise UsageError(f"no such file: {args.target}")
-        return subprocess.call([sys.executable, args.target])
+        from .shortrepro import case_from_text
+        embedded = case_from_text(Path(args.target).read_text(errors="replace"))
+        if embedded is None:  # a hand-written file: it judges itself
+            return subprocess.call([sys.executable, args.target])
+        args.embedded_case = embedded  # a generated repro: judged again with the full oracle
     from fuzzcomp.generators import emit
     from .backends import BackendError, resolve_backend
     from .messages import DONE, Job
     from .pipeline import probe_keys
     from .worker import Worker, WorkerSettings
     try:
-        case, _ = _load_target_case(args.target, args.original)
+        if getattr(args, "embedded_case", None) is not None:
+            from .store import case_from_json
+            case = case_from_json(args.embedded_case)
+        else:
+            case, _ = _load_target_case(args.target, args.original)
         if args.backend:
             resolve_backend(args.backend)
             case = case.with_compile(backend=args.backend)

@@ -199,3 +199,55 @@ def promote(finding_dir: Path, corpus_dir: Path, *, issue: str | None, torch_spe
     text = "".join(head + [format_meta(meta) + "\n"] + lines[len(head):])
     write_atomic(target, text)
     return target
+
+
+# ---- long repro files -> the short form --------------------------------------------------------------
+def spec_from_long(text: str, meta: dict):
+    """The short renderer's Spec from a long-form repro (its program, INPUTS, CALLS, COMPILE...)."""
+    import ast
+
+    from .repro import _WHAT, headline
+    from .shortrepro import Spec
+    tree = ast.parse(text)
+    consts: dict = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if name == "COMPILE" and isinstance(node.value, ast.Call):
+                consts[name] = {k.arg: ast.literal_eval(k.value) for k in node.value.keywords}
+            elif name.isupper():
+                try:
+                    consts[name] = ast.literal_eval(node.value)
+                except ValueError:
+                    pass
+    lines = text.splitlines()
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("# (name, shape"))
+    start = max(i for i, ln in enumerate(lines[:end]) if ln.startswith((
+        "torch._inductor.config.fallback_random", "torch.set_num_threads", "from ", "import ")))
+    fn_src = "\n".join(lines[start + 1:end]).strip() + "\n"
+    doc = ast.get_docstring(tree) or ""
+    detail = next((ln for ln in doc.splitlines()[2:] if ln.strip()), "")
+    detail = headline(detail)
+    comp = consts.get("COMPILE", {})
+    kind = {"compile-crash": "Compile Crash", "runtime-crash": "Runtime Crash"}.get(meta.get("symptom"),
+                                                                                      "Eager/Compile Divergence")
+    seed = re.search(r"seed: (\d+)", doc)
+    what = _WHAT.get(meta.get("symptom"), "disagrees with eager")
+    title = (f"[Fuzzer][{kind}] torch.compile ({comp.get('backend', 'inductor')}, {meta.get('device', 'cpu')}) "
+             f"{what}: {detail[:120]}\n\nFound by fuzzcomp"
+             + (f" (seed {seed.group(1)})" if seed else "") + f"; bucket {meta.get('bucket')}.")
+    return Spec(fn_src=fn_src, inputs=consts.get("INPUTS", []), calls=consts.get("CALLS", []),
+                symbols=tuple(consts.get("SYMBOLS", ())), symptom=meta.get("symptom", ""), title=title,
+                compile=comp, device=consts.get("DEVICE", "cpu"), requires_grad=consts.get("REQUIRES_GRAD", []),
+                floor_eps=consts.get("FLOOR_EPS", 0.0) or 0.0, reduce_n=consts.get("REDUCE_N", 1) or 1,
+                state=consts.get("STATE", []))
+
+
+def rerender(text: str) -> str | None:
+    """A long-form corpus file as the short form with the same metadata line (None: cannot)."""
+    from .shortrepro import render_short
+    meta = parse_meta(text)
+    if meta is None:
+        raise CorpusError("no metadata line")
+    short = render_short(spec_from_long(text, meta))
+    return None if short is None else format_meta(meta) + "\n" + short

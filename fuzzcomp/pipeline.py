@@ -25,6 +25,7 @@ from .messages import CHECK, DONE, EAGER_ONLY, LOCALISE, Job
 from .minimise import minimise
 from .oracles_glue import blames_compiler, crash_verdict, needs_eager_rerun
 from .repro import render_repro
+from .shortrepro import is_short
 from .srcreduce import run_file
 from .store import Store, case_to_json, write_atomic, write_json
 from .triage import BucketKey, bucket_of, dedup_key, known_index
@@ -90,7 +91,7 @@ def reproduced(code: int | None, last: str) -> bool:
 
 def run_repro(path, timeout_s: float = 600.0, should_stop=None) -> tuple[int | None, str]:
     """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line)."""
-    return run_file(Path(path), timeout_s, should_stop=should_stop)
+    return run_file(Path(path), timeout_s, should_stop=should_stop, log_to=Path(path).with_suffix(".log"))
 
 
 def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,
@@ -146,6 +147,12 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["repro_says"] = unchecked
     elif verify:  # its own full timeout: cut only by the campaign stopping, never by the reduce deadline
         code, last = run_repro(repro, timeout_s=max(timeout_s, 60), should_stop=should_stop)
+        info["repro_form"] = "short" if is_short(repro.read_text()) else "long"
+        if info["repro_form"] == "short" and code is not None and not reproduced(code, last):
+            # the short file alone does not show it: the long form (the campaign's own judge) is the repro
+            write_atomic(repro, render_repro(case, key, detail, form="long"))
+            info.update(repro_form="long", short_said=f"exit {code}: {last}")
+            code, last = run_repro(repro, timeout_s=max(timeout_s, 60), should_stop=should_stop)
         info["repro_exit"] = code
         info["repro_says"] = last
         # confirmed = the file ran and printed its BUG line (a broken file also exits 1)
@@ -154,7 +161,8 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
             info["confirmed"] = None
             info["repro_says"] = unchecked
     write_atomic(store.path(fid, "report.md"),
-                 render_report(case, key, detail, repro.read_text(), info.get("repro_says")))
+                 render_report(case, key, detail, repro.read_text(), info.get("repro_says"),
+                               log_path=repro.with_suffix(".log"), info=info))
     write_json(store.path(fid, "status.json"), info)
     return info
 

@@ -1,7 +1,11 @@
 """Case -> one standalone repro file that needs nothing but torch.
 
-Contract: ``render_repro(case, key, detail)`` returns the text of a Python file
-that (1) states versions, seed and bucket in its header, (2) defines the
+Contract: ``render_repro(case, key, detail)`` returns the short form a person
+writes (``fuzzcomp.shortrepro``) where it can express the case, else the long
+form; ``render_repro(..., form="long")`` always the long form. Both end with one
+machine-readable ``# fuzzcomp-case:`` line that ``fuzzcomp replay`` reads to judge
+the file with the full oracle. The caller checks the file in a fresh process and
+writes the long form where the short one does not reproduce. The long form (1) states versions, seed and bucket in its header, (2) defines the
 program, its inputs (shapes, layouts, dtypes, seeded values; no pickles) and
 the exact compile settings, (3) embeds fuzzcomp's runtime and fp64 rule
 verbatim, so it judges exactly as the campaign did, and (4) exits 1 with a
@@ -142,7 +146,75 @@ def _oracle_settings(case: Case) -> tuple[list, int | None, dict]:
     return list(obs.stats.get("grad_inputs", [])), max_compile_events(case), floors
 
 
-def render_repro(case: Case, key: BucketKey, detail: str) -> str:
+_WHAT = {
+    "numeric": "returns wrong values", "mutation": "leaves an input with wrong values",
+    "gradient": "computes wrong gradients", "aliasing": "changes which inputs outputs alias",
+    "recompile": "recompiles a call it has already seen", "compile-crash": "fails to compile",
+    "runtime-crash": "raises at run time", "error-parity": "returns where eager raises",
+    "segfault": "crashes the process", "hang": "hangs",
+}
+
+
+def headline(detail: str) -> str:
+    """A verdict's detail as one short phrase: no ladder tag, and of a wrapped compiler error
+    ("X: backend='inductor' raised: | RuntimeError: ... | paths, commands") only the wrapper's
+    type and the first line of what it wraps."""
+    first = re.sub(r"^\[stage by backend ladder: [^]]*\]\s*", "", detail).splitlines()[0] if detail else ""
+    parts = first.split(" | ")
+    if len(parts) > 1 and parts[0].endswith(" raised:"):
+        return re.sub(r":[^:]*raised:$", ":", parts[0]) + " " + parts[1]
+    return parts[0]
+
+
+def title(case: Case, key: BucketKey, detail: str) -> str:
+    """One line in the upstream fuzzer-issue shape."""
+    kind = {"compile-crash": "Compile Crash", "runtime-crash": "Runtime Crash", "segfault": "Crash",
+            "hang": "Hang", "recompile": "Recompilation"}.get(key.symptom, "Eager/Compile Divergence")
+    spec = case.compile
+    backend = spec.backend.split(":")[-1]
+    what = _WHAT.get(key.symptom, "disagrees with eager")
+    first = headline(detail)
+    return f"[Fuzzer][{kind}] torch.compile ({backend}, {spec.device}) {what}: {first[:120]}"
+
+
+def _short(case: Case, key: BucketKey, detail: str) -> str | None:
+    from .shortrepro import Spec, render_short
+    grads, _max_events, floors = _oracle_settings(case)
+    imp = ""
+    comp = {"backend": case.compile.backend, "dynamic": case.compile.dynamic,
+            "fullgraph": case.compile.fullgraph, "mode": case.compile.mode}
+    if ":" in case.compile.backend:
+        imp, lit = _compile_literal(case)
+        comp["backend"] = re.search(r"backend=([^,)]+)", lit).group(1)
+    v = versions()
+    head = (f"{title(case, key, detail)}\n\nFound by fuzzcomp {v['fuzzcomp']} (seed {case.seed}) on torch "
+            f"{v['torch']}; bucket {key.slug()}.")
+    spec = Spec(fn_src=emit(case.program), inputs=input_specs(case),
+                calls=[call_entry(case, c) for c in case.calls], symbols=case.program.symbols,
+                symptom=key.symptom, title=head, compile=comp, device=case.compile.device,
+                requires_grad=grads, floor_eps=floors["floor_eps"] or 0.0, reduce_n=floors.get("reduce_n") or 1,
+                state=state_specs(case), backend_import=imp, footer=_case_line(case))
+    return render_short(spec)
+
+
+def _case_line(case: Case) -> str:
+    from .shortrepro import case_line
+    from .store import case_to_json
+    return case_line(case_to_json(case))
+
+
+def render_repro(case: Case, key: BucketKey, detail: str, form: str = "short") -> str:
+    """The short form where it can express the case (``form="short"``), else the long form."""
+    from .passes import drop_unused_symbols
+    case = next(drop_unused_symbols(case), case)
+    if form == "short":
+        text = _short(case, key, detail)
+        if text is not None:
+            return text
+    return render_long(case, key, detail)
+
+
+def render_long(case: Case, key: BucketKey, detail: str) -> str:
     from .passes import drop_unused_symbols
     case = next(drop_unused_symbols(case), case)  # list only the sizes the inputs use
     v = versions()
@@ -209,4 +281,4 @@ import traceback  # noqa: E402
 # ---- the fp64 rule (PyTorch's fuzzer rule) ----
 {_strip_docstring_and_imports(fp64rule)}
 {_MAIN}'''
-    return header + emit(p) + body
+    return header + emit(p) + body + "\n" + _case_line(case) + "\n"

@@ -47,10 +47,11 @@ def bug_signature(line: str, words: int = WORDS) -> str:
 
 
 def run_file(path: Path, timeout_s: float, search_path: Path | None = None,
-             should_stop=None) -> tuple[int | None, str]:
+             should_stop=None, log_to: Path | None = None) -> tuple[int | None, str]:
     """(exit code or None on timeout or stop, the last BUG line or last output line).
 
     ``should_stop()``, polled twice a second, kills the run at once (a campaign ending).
+    ``log_to``: where to keep the run's whole stdout and stderr (the report's traceback).
     """
     path = Path(path).resolve()  # it runs from its own folder: a relative path would not resolve there
     env = dict(os.environ)
@@ -77,6 +78,8 @@ def run_file(path: Path, timeout_s: float, search_path: Path | None = None,
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
+    if log_to is not None:
+        Path(log_to).write_text(f"$ python {path.name}\n{stdout}{stderr}exit {p.returncode}\n")
     lines = stdout.splitlines()
     bugs = [line for line in lines if line.startswith("BUG:")]
     tail = bugs or lines or stderr.splitlines() or [""]

@@ -143,3 +143,47 @@ def test_known_issues_file_matches_by_bucket(tmp_path):
 
 def test_repo_known_issues_file_is_valid():
     load_known(REPO / "corpus")
+
+
+def test_promote_keeps_the_short_form_and_its_case_line(tmp_path):
+    """A finding whose repro is the short form lands in the corpus as that short file, with the
+    metadata line first and the case line (for ``fuzzcomp replay``) last."""
+    from fuzzcomp.repro import render_repro
+    from fuzzcomp.shortrepro import case_from_text, is_short
+    import dataclasses
+
+    from fuzzcomp.generators.ir import Assign, Call, Input, Program, Ref, TensorType
+    folder, case, key = _finding(tmp_path, "inductor")
+    f32 = TensorType(("s0",), "float32")
+    small = dataclasses.replace(case, program=Program((Input("x0", f32),), (Assign(
+        "v0", "torch.add", "torch.add({0}, {0})", (Ref("x0"),), f32),), ("v0",), ("s0",)), calls=(Call((3,), 0),))
+    (folder / "repro.py").write_text(render_repro(small, key, "output[0]: rmse vs fp64 ..."))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    target = promote(folder, corpus, issue=None, torch_spec=">=2.11", status="open",
+                     run_repro=lambda path: (1, "BUG: compiled output differs"))
+    text = target.read_text()
+    assert text.startswith("# fuzzcomp-corpus: status=open torch>=2.11 ") and is_short(text)
+    assert case_from_text(text) is not None and parse_meta(text)["symptom"] == "numeric"
+
+
+def test_a_long_corpus_file_rerenders_short(tmp_path):
+    """The corpus's old long files (program, INPUTS, CALLS, COMPILE) become the short form with
+    the same metadata line; what cannot be said short is reported, not guessed."""
+    from fuzzcomp.corpus import format_meta, rerender
+    from fuzzcomp.repro import render_repro
+    from fuzzcomp.shortrepro import is_short
+    case = generate(5)
+    key = BucketKey("compile-crash", "inductor", "x")
+    meta = {"status": "open", "torch": ">=2.13.0", "bucket": key.slug(), "dedup": "d", "symptom": key.symptom,
+            "device": "cpu", "issue": "none"}
+    long = render_repro(case, key, "compiled raised X: y", form="long")
+    head, rest = long.split("\n", 1)
+    text = head + "\n" + format_meta(meta) + "\n" + rest
+    short = rerender(text)
+    if short is None:  # a module program: state the short form cannot build
+        assert "MODEL" in long
+        return
+    assert short.startswith(format_meta(meta) + "\n") and is_short(short)
+    assert len(short.splitlines()) < len(long.splitlines()) / 4
+    compile(short, "short.py", "exec")

@@ -134,7 +134,7 @@ def test_repro_lists_only_used_symbols():
     x = Input("x0", TensorType(("s1",), "float32"))
     prog = Program((x,), (), ("x0",), ("s0", "s1", "s2"))
     case = dataclasses.replace(generate(0), program=prog, calls=(Call((5, 6, 7), 3),))
-    text = render_repro(case, BucketKey("numeric", "unknown", "output values"), "detail")
+    text = render_repro(case, BucketKey("numeric", "unknown", "output values"), "detail", form="long")
     assert "SYMBOLS = ('s1',)" in text and "((6,), 3)," in text
     assert text.index("def fn(") < text.index("def make_input(")  # program first, helpers after
     assert emit(prog) in text

@@ -10,8 +10,12 @@ Definitions used by the targets (issue 5):
   ``def`` line and the ``return`` line count: one statement is 3 lines;
 * time: wall seconds of ``minimise`` for that finding (probes included).
 
+* repro lines: lines of the rendered repro.py a person reads (the trailing machine-readable
+  case line excluded); "short" when it is the short form, not the long fallback.
+
 Targets: median statements <= 8, >= 90% of findings at <= 12 lines, median
-time <= 120 s. The full measurement (>= 20 findings, 5 planted faults) is
+time <= 120 s; >= 90% of repros short and under 60 lines, none with a parameter
+``fn`` never reads or a helper nothing calls. The full measurement (>= 20 findings, 5 planted faults) is
 ``-m slow``; the default suite runs one finding end to end.
 """
 import statistics
@@ -24,6 +28,8 @@ from fuzzcomp.generators.ir import op_names, walk
 from fuzzcomp.minimise import minimise
 from fuzzcomp.oracles import primary
 from fuzzcomp.pipeline import probe_keys, probe_predicate
+from fuzzcomp.repro import render_repro
+from fuzzcomp.shortrepro import CASE_PREFIX, is_short
 from fuzzcomp.triage import bucket_of
 from fuzzcomp.worker import Worker, WorkerSettings
 
@@ -43,15 +49,35 @@ def measure(worker, case, budget_s=BUDGET_S):
     small, stats = minimise(case, probe_predicate(worker, key, TIMEOUT_S), budget_s)
     seconds = time.monotonic() - t0
     assert key in probe_keys(worker, small, TIMEOUT_S)[1], "the minimised case lost its bucket"
-    return {"seed": case.seed, "backend": case.compile.backend, "bucket": key.slug(),
+    repro = render_repro(small, key, "detail")
+    return {"repro_lines": sum(not ln.startswith(CASE_PREFIX) for ln in repro.splitlines()),
+            "short": is_short(repro), "dead": dead_code(repro),"seed": case.seed, "backend": case.compile.backend, "bucket": key.slug(),
             "statements_before": sum(1 for _ in walk(case.program.body)),
             "statements": sum(1 for _ in walk(small.program.body)),
             "lines": emit(small.program).count("\n"), "seconds": seconds, "probes": stats.probes,
             "out_of_time": stats.out_of_time}
 
 
+def dead_code(source: str) -> list[str]:
+    """Parameters of ``fn`` it never reads and top-level functions nothing calls."""
+    import ast
+    tree = ast.parse(source)
+    names = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
+    dead = []
+    for f in (n for n in tree.body if isinstance(n, ast.FunctionDef)):
+        if f.name != "fn" and f.name not in names:
+            dead.append(f"helper {f.name}")
+        if f.name == "fn":
+            used = {n.id for n in ast.walk(f) if isinstance(n, ast.Name)}
+            dead += [f"parameter {a.arg}" for a in f.args.args if a.arg not in used]
+    return dead
+
+
 def figures(records):
     return {"findings": len(records),
+            "median_repro_lines": statistics.median(r["repro_lines"] for r in records),
+            "max_repro_lines": max(r["repro_lines"] for r in records),
+            "share_short_lt_60": sum(r["short"] and r["repro_lines"] < 60 for r in records) / len(records),
             "median_statements": statistics.median(r["statements"] for r in records),
             "share_le_12_lines": sum(r["lines"] <= 12 for r in records) / len(records),
             "median_seconds": statistics.median(r["seconds"] for r in records),
@@ -77,6 +103,7 @@ def test_one_planted_finding_end_to_end(worker):
     else:
         raise AssertionError("no seed in 0..39 shows the planted add fault")
     assert r["statements"] <= 2 and r["lines"] <= 4, r
+    assert r["short"] and r["repro_lines"] <= 35 and not r["dead"], r
 
 
 @pytest.mark.slow
@@ -99,6 +126,7 @@ def test_quality_targets_on_planted_findings(worker):
     assert f["median_statements"] <= 8, f
     assert f["share_le_12_lines"] >= 0.9, f
     assert f["median_seconds"] <= 120, f
+    assert f["share_short_lt_60"] >= 0.9 and not any(r["dead"] for r in records), f
 
 
 @pytest.mark.slow

@@ -10,11 +10,14 @@ import sys
 import textwrap
 
 import pytest
+import torch
 
 from fuzzcomp.bugreport import environment, render_report
 from fuzzcomp.generators import generate
 from fuzzcomp.generators.ir import Assign, Call, Input, Program, Ref, TensorType
 from fuzzcomp.repro import render_repro
+from fuzzcomp.shortrepro import CASE_PREFIX, case_from_text, is_short
+from fuzzcomp.store import case_from_json
 from fuzzcomp.srcreduce import (SourceReduceError, bug_signature, candidates, count_statements,
                                 is_interesting, reduce_source)
 from fuzzcomp.triage import BucketKey
@@ -41,36 +44,122 @@ def _imports(text):
 
 def test_repro_needs_only_torch_and_the_custom_backend(tmp_path):
     text = render_repro(_add_case("inductor"), KEY, "detail")
-    assert _imports(text) <= {"sys", "torch", "torch._inductor.config", "torch._dynamo.utils", "collections",
-                              "contextlib", "math", "traceback"}
+    assert _imports(text) <= {"torch", "torch._dynamo.utils", "traceback"}
     planted = render_repro(_add_case("fuzzcomp.planted:perturb_add"), KEY, "detail")
     assert _imports(planted) - _imports(text) == {"fuzzcomp.planted"}
-    for field in ("fuzzcomp 0.1", "torch 2.", "(git ", "Python 3.", "seed: ", "bucket: numeric-unknown-",
-                  "numeric at stage unknown"):
+    for field in ("[Fuzzer][Eager/Compile Divergence] torch.compile (perturb_add, cpu) returns wrong values",
+                  "torch 2.", "seed 0", "bucket numeric-unknown-"):
         assert field in planted, field
+    long = render_repro(_add_case("inductor"), KEY, "detail", form="long")
+    assert _imports(long) <= {"sys", "torch", "torch._inductor.config", "torch._dynamo.utils", "collections",
+                              "contextlib", "math",
+                              "traceback"}
+
+
+def test_short_repro_reads_like_a_person_wrote_it():
+    case = _add_case("inductor")
+    text = render_repro(case, KEY, "output[0]: rmse vs fp64 ...")
+    body = [ln for ln in text.splitlines() if not ln.startswith(CASE_PREFIX)]
+    assert is_short(text) and len(body) < 40, text
+    assert "torch.tensor([1.880212, 0.83127946, -0.16246822], dtype=torch.float32)" in text  # literal values
+    assert "# float32 (3,), strides (1,), requires grad" in text
+    assert "same(ref, res, fp64_ref=fp64" in text and "torch.compile(fn, dynamic=False)" in text
+    assert "INPUTS" not in text and "run_scheduled" not in text
+    # the case travels in one trailing line, for replay with the full oracle
+    assert case_from_json(case_from_text(text)).program.body == case.program.body
 
 
 def test_repro_exit_codes_and_pytest_collection(tmp_path):
-    """Exit 1 + one BUG line with the planted fault; on a correct backend pytest collects it and it passes."""
-    bad, good = tmp_path / "bad_repro.py", tmp_path / "good_repro.py"
+    """Short form: exit 1 + one BUG line with the planted fault, exit 0 on a correct backend (the
+    'fixed' compiler). The long form stays collectable by pytest."""
+    bad, good, long = tmp_path / "bad_repro.py", tmp_path / "good_repro.py", tmp_path / "long_repro.py"
     bad.write_text(render_repro(_add_case("fuzzcomp.planted:perturb_add"), KEY, "detail"))
     good.write_text(render_repro(_add_case("eager"), KEY, "detail"))
+    long.write_text(render_repro(_add_case("eager"), KEY, "detail", form="long"))
     b = subprocess.run([sys.executable, str(bad)], capture_output=True, text=True, timeout=600)
-    assert b.returncode == 1 and b.stdout.strip().startswith("BUG: call 0, output[0]: rmse"), b.stdout + b.stderr
+    assert b.returncode == 1 and b.stdout.strip().startswith("BUG: compiled output differs"), b.stdout + b.stderr
     assert len(b.stdout.strip().splitlines()) == 1
-    t = subprocess.run([sys.executable, "-m", "pytest", str(good), "-q", "-p", "no:cacheprovider", "-o",
+    g = subprocess.run([sys.executable, str(good)], capture_output=True, text=True, timeout=600)
+    assert g.returncode == 0 and g.stdout.strip() == "OK: compiled matches eager", g.stdout + g.stderr
+    t = subprocess.run([sys.executable, "-m", "pytest", str(long), "-q", "-p", "no:cacheprovider", "-o",
                         "addopts=", "-o", "python_files=*.py"], capture_output=True, text=True, timeout=600,
                        cwd=tmp_path)
     assert t.returncode == 0 and "1 passed" in t.stdout, t.stdout
 
 
-def test_report_has_the_template_sections():
+@pytest.mark.parametrize("layout", ["transposed", "sliced", "expanded", "offset", "channels_last"])
+def test_short_inputs_rebuild_the_campaigns_tensors(layout):
+    """Every layout through its real expression, bitwise the campaign's tensor (values and strides),
+    large ones as a seeded expression, small ones as literals; an alias is a view of its base."""
+    from fuzzcomp.runtime import make_input
+    from fuzzcomp.shortrepro import Spec, _input_lines
+    for shape in ((2, 2, 2, 2), (4, 5, 3, 2)):
+        specs = [("x0", shape, "float32", layout), ("x1", shape, "int32", layout),
+                 ("x2", shape, "bfloat16", "contiguous", {"kind": "alias", "of": 0, "view": "same"})]
+        spec = Spec(fn_src="def fn(x0, x1, x2):\n    return (x0,)\n", inputs=specs, calls=[((), 7)], symbols=(),
+                    symptom="compile-crash", title="t")
+        lines, _ = _input_lines(spec, ((), 7))
+        env = {"torch": torch}
+        exec("\n".join(lines), env)  # noqa: S102 - our own rendering
+        for i, (name, _, dtype, lay) in enumerate(specs[:2]):
+            want = make_input(shape, dtype, lay, 7 * 31 + i)
+            got = env[name]
+            assert got.stride() == want.stride() and torch.equal(got, want), (layout, name)
+        assert env["x2"] is env["x0"]
+        big = "\n".join(lines)
+        assert ("torch.rand(" in big) == (shape == (4, 5, 3, 2) or layout in ("sliced", "offset")), big  # bases of 32, 19
+
+
+def test_short_crash_and_gradient_repros_show_and_clear(tmp_path):
+    """A planted runtime crash and a planted wrong gradient: each short file exits 1 with its BUG
+    line, and 0 with the same program on a correct backend."""
+    prog = Program((Input("x0", F32, requires_grad=True),),
+                   (Assign("v0", "torch.mul", "torch.mul({0}, {0})", (Ref("x0"),), F32),), ("v0",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0),))
+    twice = dataclasses.replace(case, calls=(Call((3,), 0), Call((3,), 1)))  # the planted crash: 2nd call
+    for backend, key, says, c in (("runtime_crash", BucketKey("runtime-crash", "runtime", "x"),
+                                   "BUG: call 1: compiled call raised RuntimeError: planted fault", twice),
+                                  ("wrong_gradient", BucketKey("gradient", "unknown", "x"),
+                                   "BUG: compiled gradients differ", case)):
+        for name, b in ((backend, f"fuzzcomp.planted:{backend}"), ("eager", "eager")):
+            path = tmp_path / f"{backend}_{name}.py"
+            path.write_text(render_repro(c.with_compile(backend=b), key, "detail"))
+            assert is_short(path.read_text()), path.read_text()
+            p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
+            if name == "eager":
+                assert p.returncode == 0, p.stdout + p.stderr
+            else:
+                assert p.returncode == 1 and p.stdout.strip().splitlines()[-1].startswith(says), p.stdout + p.stderr
+
+
+def test_replay_judges_a_short_repro_with_the_full_oracle(tmp_path):
+    path = tmp_path / "repro.py"
+    path.write_text(render_repro(_add_case("fuzzcomp.planted:perturb_add"), KEY, "detail"))
+    p = subprocess.run([sys.executable, "-m", "fuzzcomp", "replay", str(path)], capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 1 and "numeric/" in p.stdout and "rmse vs fp64" in p.stdout, p.stdout + p.stderr
+
+
+def test_report_has_the_upstream_fuzzer_issue_shape(tmp_path):
     case = _add_case("inductor")
-    md = render_report(case, KEY, "output[0]: rmse ...", render_repro(case, KEY, "d"), "BUG: call 0 ...")
+    log = tmp_path / "repro.log"
+    log.write_text("Traceback (most recent call last):\n  File \"repro.py\", line 3\nRuntimeError: boom\n"
+                   "BUG: compiled call raised RuntimeError: boom\n")
+    (tmp_path / "recheck.json").write_text('{"python": "3.11", "torch": "2.11.0", "result": "fixed"}')
+    text = render_repro(case, KEY, "d")
+    md = render_report(case, KEY, "output[0]: rmse ...", text, "BUG: ...", log_path=log,
+                       info={"stage_ladder": {"stage": "aot_eager", "rung": "aot_eager",
+                                              "rungs": {"eager": "clean", "aot_eager": "shows"}}})
+    assert md.startswith("[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) returns wrong values")
     for section in ("### 🐛 Describe the bug", "### Error logs", "**Expected:**", "**Actual:**",
-                    "### Versions", "PyTorch version: 2.", "Python version: 3.", "<details>",
-                    "def fn(x0):", "BUG: call 0 ..."):
+                    "### Versions", "PyTorch version: 2.", "Python version: 3.", "def fn(x0):",
+                    "| requires_grad |", "| `x0` | `[3]` | float32 | contiguous | True |",
+                    "the fuzzer runs backward", "RuntimeError: boom\nBUG: compiled call raised", "Stage: **aot_eager**",
+                    "`aot_eager`: shows", "Rechecked on torch 2.11.0 (Python 3.11): the bug is **fixed** there",
+                    "Labels: `topic: fuzzer`"):
         assert section in md, section
+    assert "<details>" not in md  # the short repro is inline, not folded
+    assert text.strip() in md
     env = environment()
     assert env["Is CUDA available"] in ("True", "False") and env["PyTorch build compiler"] != ""
 
@@ -179,3 +268,18 @@ def test_a_broken_repro_is_not_confirmed(tmp_path):
     good = tmp_path / "good.py"
     good.write_text("import sys\nprint('BUG: call 0: x')\nsys.exit(1)\n")
     assert reproduced(*run_repro(good, timeout_s=60))
+
+
+def test_random_program_is_silent_under_inductor(tmp_path):
+    """dropout draws random numbers: the short file sets fallback_random and reseeds before every
+    run, so a correct Inductor compile is not a false 'numeric' bug."""
+    prog = Program((Input("x0", TensorType((64,), "float32")),),
+                   (Assign("v0", "torch.nn.functional.dropout", "torch.nn.functional.dropout({0}, 0.5)",
+                           (Ref("x0"),), TensorType((64,), "float32")),), ("v0",), ())
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((), 3),)).with_compile(backend="inductor")
+    text = render_repro(case, KEY, "detail")
+    assert "fallback_random = True" in text and "torch.manual_seed(3)" in text and is_short(text), text
+    path = tmp_path / "repro.py"
+    path.write_text(text)
+    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr

@@ -16,7 +16,7 @@ With ``mode="on"``:
   still rare. Which of the two is a Thompson-sampling bandit over their yield
   (the share of their cases that entered the pool), discounted so that it
   follows a campaign whose yield changes, with at least ``FLOOR`` of the
-  cases on each arm.
+  cases on each arm, and each arm tried ``MIN_TRIES`` times first.
 - Every decision draws from ``random.Random("<campaign seed>:<index>")``:
   given the pool, a case is deterministic, and its event records how to
   rebuild it: ``origin`` (arm, parent index, mutation seed, edits) and, for a
@@ -48,6 +48,7 @@ RARE = 3              # a signal seen fewer times than this is rare
 MAX_RARE_PAIRS = 10   # pairs are formed among a case's rarest signals only (bounded work)
 POOL_MAX = 400
 FLOOR = 0.1           # each arm gets at least this share of the cases
+MIN_TRIES = 5         # each arm's first results before the bandit may judge it
 DISCOUNT = 0.995      # per result: old yield fades, so the mix follows the campaign
 SAVE_EVERY_S = 10.0
 POOL_FILE = "pool.json"
@@ -73,6 +74,7 @@ class Feedback:
         self.pairs: set = set()
         self.pool: list[dict] = []
         self.arms = {"fresh": [1.0, 1.0], "mutate": [1.0, 1.0]}  # Beta(successes+1, failures+1)
+        self.tries = {"fresh": 0, "mutate": 0}
         self.pending: dict[int, dict] = {}
         self._saved_at = 0.0
         self._dirty = False
@@ -93,6 +95,7 @@ class Feedback:
                 data = json.loads(path.read_text())
                 self.pool = [dict(e) for e in data.get("pool", [])]
                 self.arms.update({k: list(v) for k, v in data.get("arms", {}).items() if k in self.arms})
+                self.tries.update({k: int(v) for k, v in data.get("tries", {}).items() if k in self.tries})
             except (ValueError, TypeError, AttributeError) as e:
                 raise FeedbackError(f"{path} is unreadable ({e}); move it away to start a new pool") from None
 
@@ -127,6 +130,7 @@ class Feedback:
         for arm, ab in self.arms.items():
             ab[0], ab[1] = 1.0 + (ab[0] - 1.0) * DISCOUNT, 1.0 + (ab[1] - 1.0) * DISCOUNT
         self.arms[p["arm"]][0 if gain else 1] += 1.0
+        self.tries[p["arm"]] += 1
         if gain:
             self._add({"index": index, "seed": p["seed"], "record": list(p["record"]),
                        "ranges": list(p["ranges"]), "signals": sorted(set(new) | _flat(pairs)), "picks": 0})
@@ -157,6 +161,9 @@ class Feedback:
     def _arm(self, rng: random.Random) -> str:
         if not self.pool:
             return "fresh"
+        untried = [arm for arm in sorted(self.tries) if self.tries[arm] < MIN_TRIES]
+        if untried:
+            return rng.choice(untried)
         if rng.random() < 2 * FLOOR:
             return rng.choice(("fresh", "mutate"))
         draws = {arm: rng.betavariate(a, b) for arm, (a, b) in sorted(self.arms.items())}
@@ -184,7 +191,7 @@ class Feedback:
         if self.root is None:
             return
         from .store import write_json
-        write_json(self.root / POOL_FILE, {"version": 1, "pool": self.pool, "arms": self.arms,
+        write_json(self.root / POOL_FILE, {"version": 1, "pool": self.pool, "arms": self.arms, "tries": self.tries,
                                            "signals_seen": len(self.counts)})
         self._saved_at = time.monotonic()
         self._dirty = False

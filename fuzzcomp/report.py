@@ -124,7 +124,9 @@ def summarise(store: Store) -> dict:
 def _signals(store: Store) -> dict:
     from .coverage import signal_coverage
     cov = signal_coverage(store.events())
-    cov["series"] = cov["series"][-2000:] if len(cov["series"]) <= 2000 else cov["series"][::len(cov["series"]) // 1000]
+    series = cov["series"]
+    if len(series) > 1000:  # thin the plot's points, keep the last
+        cov["series"] = series[::len(series) // 1000] + series[-1:]
     return cov
 
 

@@ -20,7 +20,8 @@ What is read (every source is detected at run time; torch 2.11 to 2.13):
   Dynamo builds (``CheckFunctionManager``), e.g. ``guard:TENSOR_MATCH``;
 - Inductor's pattern-matcher hits by handler (``PatternEntry.apply``);
 - Inductor's output code (``GraphLowering.save_output_code``): kernel kinds
-  and the ops each fused kernel lowers, extern kernels, aten fallbacks,
+  with their fused-op count, each lowered op (with, on CPU, whether its
+  kernel's loops are vectorised), extern kernels, aten fallbacks,
   templates, and per CPU kernel whether its loops are vectorised (and for
   which element types) or scalar, reductions, masked tails;
 - ``torch._inductor.metrics`` counters that are non-zero.
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 
 _state: dict = {"installed": False, "codes": [], "guards": set(), "patterns": set(), "broken": set()}
 
@@ -240,12 +242,16 @@ def code_signals(code: str) -> set[str]:
     kernels += [(m.group(1), m.group(2), m.start()) for m in _TRITON_DEF.finditer(code)]
     starts = sorted(k[2] for k in kernels) + [len(code)]
     for kind, names, start in kernels:
+        # the fused op set itself is nearly unique per program (a new "signal" every case, which
+        # would keep every program); its size and each op's lowering are the reusable paths
         ops = sorted(set(_fused_ops(names)))
-        out.add(f"kernel:{kind}:{'+'.join(ops)[:80]}")
-        out.update(f"lowered:{op}" for op in ops)
+        out.add(f"kernel:{kind}:ops:{_bucket(len(ops))}")
+        loop = ""
         if kind.startswith("cpp"):
-            body = code[start:starts[starts.index(start) + 1]]
-            out |= _cpp_loop_signals(body)
+            cpp = _cpp_loop_signals(code[start:starts[starts.index(start) + 1]])
+            out |= cpp
+            loop = ":vec" if "cpp:vec" in cpp else ":scalar"
+        out.update(f"lowered:{op}{loop}" for op in ops)
     out.update(f"extern:{m.group(1)}" for m in _EXTERN.finditer(code))
     for m in _FALLBACK.finditer(code):
         if m.group(2) not in ("empty_strided", "as_strided"):
@@ -282,5 +288,7 @@ def checked(check, case):
     begin()
     obs, verdicts = check(case)
     if obs.eager_valid:
+        t0 = time.perf_counter()
         obs.stats["signals"] = collect()
+        obs.timings["signals"] = time.perf_counter() - t0  # the case event shows what this costs
     return obs, verdicts

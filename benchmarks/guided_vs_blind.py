@@ -32,7 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-from fuzzcomp.bench_campaigns import PLANTED, SLOW_PLANTED, _events, _summary, first_detection, parse_planted
+from fuzzcomp.bench_campaigns import SLOW_PLANTED, _events, _summary, first_detection, parse_planted
 
 ARMS = (("blind", "off"), ("guided", "on"))
 
@@ -159,5 +159,3 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-__all__ = ["PLANTED", "main"]

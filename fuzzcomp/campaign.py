@@ -39,7 +39,7 @@ import threading
 import time
 from pathlib import Path
 
-from fuzzcomp.generators import GENERATOR_VERSION, generate
+from fuzzcomp.generators import GENERATOR_VERSION
 from fuzzcomp.generators.build import GenConfig
 from fuzzcomp.generators.ir import Assign, If, Mutate, op_names, walk
 from fuzzcomp.oracles import primary
@@ -53,6 +53,7 @@ from .repro import versions
 from .store import Store, StoreError
 from .triage import bucket_of
 from .engine import make_engine  # issue 9: local processes or Ray actors
+from .feedback import Feedback
 from .worker import WorkerSettings, WorkerStartError
 
 #: Messages by which torch or Python report an allocation refused by the memory cap.
@@ -141,6 +142,7 @@ class Campaign:
         self.minimise_s = 0.0
         self.t_start = time.monotonic()
         self.workers: list[Worker] = []
+        self.feedback = Feedback(cfg.feedback, cfg.seed, self.gen_config, self.store.root)
 
     # ---- setup -----------------------------------------------------------------
     def _open_store(self) -> None:
@@ -196,6 +198,7 @@ class Campaign:
                                  status="recovered", timings={})
             if not self.store.path(fid, "status.json").exists():
                 self._enqueue(fid, rank)
+        self.feedback.load(self.store.events())
         self.next_index = max(self.done, default=-1) + 1
         self.pending = sorted(set(range(self.next_index)) - self.done)
         self.store.event("resume", next_index=self.next_index, rerun=len(self.pending),
@@ -204,7 +207,7 @@ class Campaign:
 
     def _next_case(self):
         index = self.pending.pop(0) if self.pending else self._take_index()
-        case = generate(case_seed(self.cfg.seed, index), self.gen_config)
+        case = self.feedback.case(index, case_seed(self.cfg.seed, index))
         case = case.with_compile(backend=self.cfg.backend, device=self.cfg.device, mode=self.cfg.mode)
         return index, case
 
@@ -285,7 +288,7 @@ class Campaign:
         why = None if result.valid else stats.get("eager_error")
         self._case_done(job.case, index, result.valid, result.status, result.timings, why,
                         stats.get("eager_kernel_bugs"),
-                        {k: stats[k] for k in ("captured_ops", "graphs") if isinstance(stats.get(k), int)})
+                        {k: stats[k] for k in ("captured_ops", "graphs", "signals") if stats.get(k) is not None})
 
     def _case_done(self, case, index, valid, status, timings, why: str | None = None,
                    eager_kernel_bugs=None, captured=None) -> None:
@@ -302,7 +305,8 @@ class Campaign:
                          ops=op_names(case.program), features=case_features(case),
                          **({"eager_error": why} if why else {}),
                          **({"eager_kernel_bugs": list(eager_kernel_bugs)} if eager_kernel_bugs else {}),
-                         **(captured or {}))
+                         **(captured or {}),
+                         **self.feedback.done(index, valid, (captured or {}).get("signals")))
         self.progress("case", counts=self.counts)
 
     def _drop_in_flight(self, workers, why: str) -> None:
@@ -382,6 +386,7 @@ class Campaign:
         from .report import write_summary
         reason = failure or self.stop_reason or "budget spent"
         try:
+            self.feedback.close()
             self.store.event("stop", reason=reason, counts=self.counts, minimise_s=round(self.minimise_s, 1))
             summary = write_summary(self.store)
             write_html(self.store, summary)

@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--recycle-every", type=_positive_int, default=None,
                    help="restart each worker after this many cases (default 200)")
     r.add_argument("--quiet", action="store_true", help="no live progress")
+    r.add_argument("--feedback", default=None, metavar="off|on",
+                   help="on: keep programs that reach new compiler signals and mutate their choice "
+                   "streams for part of the cases (default off)")
     r.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
                    help="run the workers as Ray actors on every node of a Ray cluster (one per core, "
                    "or per GPU with --device cuda; --jobs caps the total). ADDRESS is the cluster's "

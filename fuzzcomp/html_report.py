@@ -156,6 +156,7 @@ def render_html(store: Store, s: dict) -> str:
                                               ("new buckets", RED, _cumulative(tl["buckets"]))],
                                              span_min, "minutes", "count", "new buckets over time")),
         ("Cases per minute", bar_chart(rate, bin_min, "minutes", "cases / min", "cases per minute")),
+        ("Compiler-signal coverage", _signal_chart(s, span_min)),
         ("Time by phase (seconds, all workers)",
          hbar_chart([(k, v) for k, v in sorted(s.get("phase_s", {}).items(), key=lambda kv: -kv[1])],
                     "time by phase", " s", label_w=160)),
@@ -215,6 +216,13 @@ config: {_e(json.dumps(cfg, sort_keys=True))}<br>
 event log: <a href="events.jsonl">events.jsonl</a> · summary: <a href="summary.md">summary.md</a></small></p>
 </body></html>
 """
+
+
+def _signal_chart(s: dict, span_min: float) -> str:
+    series = (s.get("signals") or {}).get("series") or []
+    return step_chart([("distinct signals", BLUE, [(x, d) for x, d, _ in series]),
+                       ("seen once", RED, [(x, o) for x, _, o in series])],
+                      span_min, "minutes", "signals", "compiler-signal coverage")
 
 
 def write_html(store: Store, summary: dict) -> None:

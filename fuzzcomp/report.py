@@ -117,7 +117,17 @@ def summarise(store: Store) -> dict:
             "buckets": dict(sorted(buckets.items())), "stop_reason": stop_reason,
             "eager_kernel_bugs": dict(eager_kernels.most_common()),
             "captured_ops": captured, "graphs": graphs,
-            "captured_ops_per_case": round(captured / cases, 2) if cases else 0.0}
+            "captured_ops_per_case": round(captured / cases, 2) if cases else 0.0,
+            "signals": _signals(store)}
+
+
+def _signals(store: Store) -> dict:
+    from .coverage import signal_coverage
+    cov = signal_coverage(store.events())
+    series = cov["series"]
+    if len(series) > 1000:  # thin the plot's points, keep the last
+        cov["series"] = series[::len(series) // 1000] + series[-1:]
+    return cov
 
 
 def render_text(s: dict) -> str:
@@ -132,6 +142,9 @@ def render_text(s: dict) -> str:
              f"{'-' if s.get('overhead_share') is None else format(s['overhead_share'], '.1%')}"
              f" (within cases: {'-' if s.get('job_overhead_share') is None else format(s['job_overhead_share'], '.1%')})"
              f"  oom {s.get('oom', 0)}  dropped {s.get('dropped', 0)}",
+             f"  compiler signals: {s.get('signals', {}).get('distinct', 0)} distinct, "
+             f"{s.get('signals', {}).get('once', 0)} seen once"
+             + (f"  (cases by origin: {s['signals']['arms']})" if s.get('signals', {}).get('arms') else ""),
              f"  findings {s['findings']} in {len(s['buckets'])} buckets"]
     for kernel, n in (s.get("eager_kernel_bugs") or {}).items():
         lines.append(f"  screened (eager's own kernel, not the compiler): {kernel}  x{n} cases")
@@ -170,6 +183,7 @@ def render_markdown(s: dict) -> str:
 - out of memory: {s.get('oom', 0)}, dropped at stop (re-run on resume): {s.get('dropped', 0)}
 - stopped: {s.get('stop_reason') or 'not stopped (running, or the campaign process died)'}
 - HTML report: [report.html](report.html), event log: [events.jsonl](events.jsonl)
+- compiler signals: {s.get('signals', {}).get('distinct', 0)} distinct, {s.get('signals', {}).get('once', 0)} seen once
 - findings: {s['findings']} in {len(s['buckets'])} buckets
 - mismatches screened because eager's own kernel read outside its input (eager bugs, not compiler bugs): {', '.join(f'`{k}` x{n}' for k, n in (s.get('eager_kernel_bugs') or {}).items()) or 'none'}
 - config: `{json.dumps(s['config'], sort_keys=True)}`

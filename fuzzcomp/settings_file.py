@@ -47,7 +47,7 @@ KEYS: dict[str, tuple] = {
     "compile_timeout": _NUM, "run_timeout": _NUM,
     "minimize": (bool,), "minimize_budget": _NUM, "minimize_share": _NUM,
     "max_minimize_per_bucket": (int,), "memory_mb": (int,), "recycle_every": (int,),
-    "generator": (dict,),
+    "generator": (dict,), "feedback": (str,),
 }
 REFUSED = {
     "ops": "op weights are not configurable yet: the registry's weights are part of the generator "

@@ -103,6 +103,7 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
     _limit_memory(settings.memory_mb)
     import torch
     torch.set_num_threads(settings.threads)
+    from . import signals
     from .execute import check, configure_torch, observe, set_phase_listener
     configure_torch()
     set_phase_listener(lambda name: conn.send(("phase", name)))
@@ -116,7 +117,7 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
             return
         try:
             if job.kind == CHECK:
-                obs, verdicts = check(job.case)
+                obs, verdicts = signals.checked(check, job.case)
                 result = JobResult(job.id, DONE, obs.eager_valid, verdicts, obs.stats, obs.timings)
             elif job.kind == EAGER_ONLY:
                 obs = observe(job.case, eager_only=True)

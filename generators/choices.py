@@ -5,7 +5,10 @@ Contract: every random decision the generator makes goes through a
 ``random.Random`` (never the global one) and records each draw as a small
 non-negative integer. A stream built from a recorded list replays it (values
 are clamped into range, and draws past the end return the smallest choice), so
-a shrinker can edit the list and regenerate, as Hypothesis does.
+a shrinker can edit the list and regenerate, as Hypothesis does. Given both a
+replay list and a seed, draws past the end of the list come from the seed
+instead (a mutation keeps an edited prefix and grows a fresh tail). ``ranges``
+records the width (hi - lo) of each draw, so a mutation can pick in range.
 """
 from __future__ import annotations
 
@@ -22,18 +25,20 @@ class ChoiceStream:
         self._rng = random.Random(seed) if seed is not None else None
         self._replay = list(replay) if replay is not None else None
         self.record: list[int] = []
+        self.ranges: list[int] = []
 
     def integer(self, lo: int, hi: int) -> int:
         """A whole number in [lo, hi], both ends included."""
         if hi < lo:
             raise ValueError(f"empty range [{lo}, {hi}]")
         i = len(self.record)
-        if self._replay is not None:
+        if self._replay is not None and (i < len(self._replay) or self._rng is None):
             raw = self._replay[i] if i < len(self._replay) else 0
             value = lo + min(max(raw, 0), hi - lo)
         else:
             value = self._rng.randint(lo, hi)
         self.record.append(value - lo)
+        self.ranges.append(hi - lo)
         return value
 
     def boolean(self, p_true: float = 0.5) -> bool:

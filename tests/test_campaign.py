@@ -204,7 +204,8 @@ def test_summary_markdown_and_html(tmp_path):
     assert "`aten.median.dim: reads memory outside its input view` x1" in md
     assert "screened (eager's own kernel, not the compiler): aten.median.dim" in render_text(s)
     page = render_html(store, s)
-    assert page.count("<svg") == 5 and "segfault-unknown-" in page and "<script" not in page
+    assert page.count("<svg") == 6 and "segfault-unknown-" in page and "<script" not in page
+    assert "Compiler-signal coverage" in page
     assert "New buckets over time" in page and "Op coverage" in page and "Feature coverage" in page
 
 

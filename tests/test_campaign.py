@@ -63,6 +63,8 @@ def test_settings_from_fuzzcomp_toml_and_pyproject(tmp_path):
     ("jobs = 'two'", "jobs must be a int"),
     ("job = 2", "unknown setting 'job'"),
     ("[ops]\n'torch.add' = 3", "op weights are not configurable"),
+    ("[ops]\nonly = ['torch.ad']", "did you mean torch.add"),
+    ("[ops]\nfamilies = ['veiw']", "did you mean view"),
     ("[tolerances]\nrtol = 0.1", "tolerances are not configurable"),
     ("[generator]\nmax_stmtz = 3", "unknown generator setting 'max_stmtz'"),
     ("[generator]\np_struct = 2.0", "out of range"),

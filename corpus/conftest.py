@@ -189,7 +189,8 @@ class SelfTestFile(pytest.File):
 
 _SCRIPTS = {"shows": 'print("BUG: call 0, output[0]: planted for the self-test")\nraise SystemExit(1)\n',
             "fixed": 'print("OK: compiled matches eager on every call")\nraise SystemExit(0)\n',
-            "broken": 'raise RuntimeError("harness bug")\n'}
+            "broken": 'raise RuntimeError("harness bug")\n',
+            "no-env": 'print("BUG: looks like a bug but the repro says it cannot run here")\nraise SystemExit(3)\n'}
 
 
 class SelfTestItem(pytest.Item):
@@ -206,6 +207,7 @@ class SelfTestItem(pytest.Item):
         assert outcome(meta, *runs["shows"]) == "bug-shows", runs["shows"]
         assert outcome(meta, *runs["fixed"]) == "passes", runs["fixed"]
         assert outcome(meta, *runs["broken"]) == "harness-error", runs["broken"]  # exit 1, no BUG line
+        assert outcome(meta, *runs["no-env"]) == "harness-error", runs["no-env"]  # exit 3: never an xfail
         assert expectation(meta, v) == "bug"                          # strict xfail here
         assert expectation(meta, "2.14.0") == "bug"                   # open-ended range
         assert expectation({"status": "open", "torch": "<2.13"}, v) == "fixed"

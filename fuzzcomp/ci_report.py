@@ -19,9 +19,9 @@ from .store import write_atomic
 
 
 def write_junit(s: dict, path: Path) -> None:
+    totals = f"cases {s.get('cases')}, valid {s.get('valid')}, findings {s.get('findings')}"
     cases = [f'  <testcase classname="fuzzcomp" name="campaign" time="{s.get("wall_s", 0)}">'
-             f'<system-out>{escape(f"cases {s.get("cases")}, valid {s.get("valid")}, findings {s.get("findings")}")}'
-             '</system-out></testcase>']
+             f'<system-out>{escape(totals)}</system-out></testcase>']
     failures = 0
     for slug, b in s.get("buckets", {}).items():
         failures += 1

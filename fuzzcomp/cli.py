@@ -117,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="no live progress")
     r.add_argument("--ops", default=None, metavar="NAMES",
                    help="draw only these ops (comma list of registry names or callables, e.g. "
-                   "torch.add,Tensor.mul_; `fuzzcomp stats --no-run --top 0` lists them)")
+                   "torch.add,Tensor.mul_; `fuzzcomp stats --no-run --top 0` lists them). Structural "
+                   "statements (control flow, module parameters) keep their own few fixed ops")
     r.add_argument("--families", default=None, metavar="NAMES",
                    help="draw only ops of these families (comma list, e.g. unary,view)")
     r.add_argument("--exclude", default=None, metavar="NAMES",
@@ -270,4 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fuzzcomp: interrupted", file=sys.stderr)
         return exitcodes.INTERRUPTED
+    except BrokenPipeError:  # `fuzzcomp show 3 | head`: the reader left; no traceback on exit either
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell pipeline reports it
 

@@ -307,7 +307,7 @@ def cmd_promote(args) -> int:
 def cmd_report(args) -> int:
     import json
     from .html_report import write_html
-    from .report import damage_lines, render_text, summarise, write_summary
+    from .report import damage_counts, damage_lines, render_text, summarise, write_summary
     from .store import Store
     if not Path(args.folder).is_dir():
         raise UsageError(f"no such folder: {args.folder}")
@@ -334,7 +334,8 @@ def cmd_report(args) -> int:
     if written:
         raise HarnessError(written)
     if damage:
-        raise HarnessError(f"{args.folder} is damaged: {'; '.join(damage)}")
+        raise HarnessError(f"{args.folder} is damaged ({damage_counts(s)}; named above): the summary "
+                           "above counts only what could be read")
     return exitcodes.BUG if s.get("findings") else exitcodes.CLEAN
 
 

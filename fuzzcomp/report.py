@@ -82,7 +82,8 @@ def summarise(store: Store) -> dict:
         try:
             f = store.finding(fid)
         except StoreError as e:
-            damage["unreadable_findings"].append({"id": fid, "why": str(e).rsplit(": ", 1)[-1][:120]})
+            damage["unreadable_findings"].append(
+                {"id": fid, "why": str(e).split(" is not a valid fuzzcomp finding: ")[-1][:120]})
             continue
         key = f["bucket_obj"]
         b = buckets[key.slug()]
@@ -245,3 +246,12 @@ def write_summary(store: Store, s: dict | None = None) -> dict:
     write_json(store.root / "summary.json", s)
     write_atomic(store.root / "summary.md", render_markdown(s))
     return s
+
+
+def damage_counts(s: dict) -> str:
+    d = s.get("damage") or {}
+    parts = [(len(d.get("unreadable_findings") or ()), "unreadable findings"),
+             (len(d.get("missing_findings") or ()), "logged findings missing on disk"),
+             (len(d.get("bad_event_lines") or ()), "bad event lines"),
+             (int(bool(d.get("no_event_log"))), "missing event log")]
+    return ", ".join(f"{n} {what}" for n, what in parts if n)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 from .corpus import META_PREFIX, CorpusError, format_meta, parse_meta
@@ -62,4 +63,4 @@ def corpus_run_hint(corpus_dir: Path) -> str:
         par = "-n auto "
     except ImportError:
         par = ""
-    return f"python -m pytest {par}{corpus_dir}"
+    return f"{sys.executable} -m pytest {par}{corpus_dir}"  # the interpreter that has fuzzcomp's torch

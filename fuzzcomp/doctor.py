@@ -54,12 +54,14 @@ def _backend_smoke(spec: str, device: str) -> tuple[str, str, bool]:
             return torch.sin(x) + 1
 
         x = torch.arange(4.0, device=device)
-        got = torch.compile(f, backend=backend)(x)
+        compiled = torch.compile(f, backend=backend)
+        compiled(x)
+        got = compiled(x)  # a campaign calls each compiled function several times
         if not torch.allclose(got.cpu(), f(x).cpu()):
             return "warn", f"backend {spec!r} compiles, but sin(x)+1 differs from eager (a planted fault?)", False
     except Exception as e:  # any failure here is the answer doctor is for
         msg = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
-        return "FAIL", f"backend {spec!r} cannot compile sin(x)+1 on {device}: {type(e).__name__}: {msg}", True
+        return "FAIL", f"backend {spec!r} cannot compile and run sin(x)+1 twice on {device}: {type(e).__name__}: {msg}", True
     return "ok", f"backend {spec!r} compiled and ran sin(x)+1 on {device}", False
 
 

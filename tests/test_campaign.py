@@ -212,7 +212,7 @@ def test_summary_markdown_and_html(tmp_path):
 
 def test_report_command_rebuilds_everything(tmp_path, capsys):
     synthetic_campaign(tmp_path / "c")
-    assert main(["report", str(tmp_path / "c")]) == 0
+    assert main(["report", str(tmp_path / "c")]) == 1  # 1: the campaign has a finding
     for name in ("summary.md", "summary.json", "report.html"):
         assert (tmp_path / "c" / name).exists()
     assert "report.html" in capsys.readouterr().out

@@ -185,7 +185,11 @@ def cmd_replay(args) -> int:
             resolve_backend(args.backend)
             case = case.with_compile(backend=args.backend)
         else:
-            resolve_backend(case.compile.backend)
+            try:
+                resolve_backend(case.compile.backend)
+            except BackendError as e:  # the finding's own backend: this environment lacks it
+                raise HarnessError(f"{e} (the finding was recorded with it: put its module on "
+                                   "PYTHONPATH, or replay with --backend)") from None
     except _user_errors() as e:
         raise UsageError(str(e)) from None
     if case.compile.device == "cuda":

@@ -139,3 +139,16 @@ def test_bisect_names_the_lowering(cli, tmp_path):
     r = cli("bisect", repro, timeout=1800)
     assert r.returncode == exitcodes.BUG, r.stdout[-3000:] + r.stderr[-2000:]
     assert "bisect: backend=inductor  subsystem=lowerings" in r.stdout and "debug_info=relu" in r.stdout
+
+
+def test_replay_of_a_finding_whose_backend_module_is_gone_is_3(planted, cli, tmp_path):
+    import shutil
+    root, out, env, p = planted
+    src = sorted((out / "findings").iterdir())[0]
+    dest = tmp_path / "camp" / "findings" / src.name
+    shutil.copytree(src, dest)
+    text = (dest / "finding.json").read_text().replace("fuzzcomp.planted:perturb_add", "gone_backend_mod:fn")
+    (dest / "finding.json").write_text(text)
+    r = cli("replay", dest)
+    assert r.returncode == exitcodes.HARNESS, r.stdout + r.stderr
+    assert "cannot import backend module 'gone_backend_mod'" in r.stderr.strip().splitlines()[-1]

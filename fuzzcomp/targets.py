@@ -62,8 +62,8 @@ def find_finding(text: str, campaign: str | None = None) -> Path:
             raise UsageError(f"{text} is not a finding folder (no finding.json)")
         return path
     if not FINDING_ID.match(text):
-        raise UsageError(f"no such file or folder: {text} (give a seed, a finding id as `fuzzcomp run` "
-                         "prints it, a finding folder or a repro .py)")
+        raise UsageError(f"no such file or folder: {text} (give a finding id as `fuzzcomp run` prints it, "
+                         "a finding folder or its finding.json)")
     places = [Path(campaign)] if campaign else []
     places += recent_campaigns()
     reports = Path("reports")

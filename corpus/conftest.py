@@ -191,6 +191,7 @@ _SCRIPTS = {"shows": 'print("BUG: call 0, output[0]: planted for the self-test")
             "fixed": 'print("OK: compiled matches eager on every call")\nraise SystemExit(0)\n',
             "broken": 'raise RuntimeError("harness bug")\n',
             "cannot": 'print("cannot run here: no CUDA device")\nraise SystemExit(3)\n'}
+            "no-env": 'print("BUG: looks like a bug but the repro says it cannot run here")\nraise SystemExit(3)\n'}
 
 
 class SelfTestItem(pytest.Item):
@@ -208,6 +209,7 @@ class SelfTestItem(pytest.Item):
         assert outcome(meta, *runs["fixed"]) == "passes", runs["fixed"]
         assert outcome(meta, *runs["broken"]) == "harness-error", runs["broken"]  # exit 1, no BUG line
         assert outcome(meta, *runs["cannot"]) == "harness-error", runs["cannot"]  # exit 3: never an xfail
+        assert outcome(meta, *runs["no-env"]) == "harness-error", runs["no-env"]  # exit 3: never an xfail
         assert expectation(meta, v) == "bug"                          # strict xfail here
         assert expectation(meta, "2.14.0") == "bug"                   # open-ended range
         assert expectation({"status": "open", "torch": "<2.13"}, v) == "fixed"

@@ -1,23 +1,30 @@
-"""The ``fuzzcomp`` command line: run, replay, minimize, promote, report, show, stats, bench.
+"""The ``fuzzcomp`` command line: run, replay, minimize, promote, report, show, stats, bench,
+doctor, bisect.
 
-Contract: every user mistake (bad flag or value, unknown backend, missing or
-broken file, unimportable module) ends with one line ``fuzzcomp: error: ...``
-on stderr and exit code 2, never a traceback. Exit 0 means the command did
-its job (a campaign that found bugs still exits 0; ``replay`` exits 1 when the
-bug shows).
+Contract: every command exits with a code from ``fuzzcomp.exitcodes``: 0 clean
+(nothing wrong found), 1 a bug or findings (``run`` with findings, ``replay``
+and ``bisect`` while the bug shows), 2 a user mistake (bad flag or value,
+unknown backend, missing or broken input file), 3 the harness or the
+environment is broken (a repro that cannot run here, an unwritable or
+damaged campaign folder), 130 interrupted. Every 2 and 3 ends with one line
+``fuzzcomp: error: ...`` on stderr, never a traceback.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-EXIT_USAGE = 2
+from . import __version__, exitcodes
+
+EXIT_USAGE = exitcodes.USAGE
 
 
 class UsageError(Exception):
-    pass
+    """A user mistake: one line, exit 2."""
+
+
+class HarnessError(Exception):
+    """The harness or the environment is broken (not the user, not torch.compile): one line, exit 3."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,7 +64,10 @@ def _nonneg_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="fuzzcomp", description="Differential fuzzer for torch.compile: random PyTorch "
-                "programs, eager vs compiled, minimised standalone repros.")
+                "programs, eager vs compiled, minimised standalone repros.",
+                epilog="exit codes: 0 clean, 1 bug/findings, 2 usage error, 3 harness or environment "
+                "broken, 130 interrupted")
+    p.add_argument("--version", action="version", version=f"fuzzcomp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser("run", help="run a fuzzing campaign",
@@ -65,8 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "record every discrepancy, minimise it and write a repro. Give a budget with "
                        "--hours, --minutes or --cases (they combine: whichever ends first). Settings "
                        "also come from ./fuzzcomp.toml or [tool.fuzzcomp] in ./pyproject.toml (flags win). "
-                       "Exit 0: budget spent; 130: stopped by Ctrl-C/SIGTERM (all saved); 1: a disk "
-                       "write failed; 2: bad input.")
+                       "Exit 0: budget spent, no findings; 1: findings recorded; 2: bad input; 3: the "
+                       "harness broke (a disk write failed, workers died); 130: stopped by "
+                       "Ctrl-C/SIGTERM (all saved).", formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=_generator_help())
     r.add_argument("--hours", type=_positive_float, help="time budget in hours")
     r.add_argument("--minutes", type=_positive_float, help="time budget in minutes")
     r.add_argument("--cases", type=_positive_int, help="stop after this many cases (campaign total)")
@@ -106,6 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--feedback", default=None, metavar="off|on",
                    help="on: keep programs that reach new compiler signals and mutate their choice "
                    "streams for part of the cases (default off)")
+    r.add_argument("--ops", default=None, metavar="NAMES",
+                   help="draw only these ops (comma list of registry names or callables, e.g. "
+                   "torch.add,Tensor.mul_; `fuzzcomp stats --no-run --top 0` lists them). Structural "
+                   "statements (control flow, module parameters) keep their own few fixed ops")
+    r.add_argument("--families", default=None, metavar="NAMES",
+                   help="draw only ops of these families (comma list, e.g. unary,view)")
+    r.add_argument("--exclude", default=None, metavar="NAMES",
+                   help="never draw these ops or families (comma list)")
+    r.add_argument("--junit-xml", default=None, metavar="FILE",
+                   help="also write the findings as JUnit XML (one failing test per bucket) for CI")
+    r.add_argument("--sarif", default=None, metavar="FILE",
+                   help="also write the findings as SARIF 2.1.0 for code-scanning dashboards")
     r.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
                    help="run the workers as Ray actors on every node of a Ray cluster (one per core, "
                    "or per GPU with --device cuda; --jobs caps the total). ADDRESS is the cluster's "
@@ -114,8 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("replay", help="re-run a seed or a finding and judge it again",
                         description="Re-run one case in an isolated worker. TARGET is a case seed "
-                        "(as printed in findings), a finding folder or its finding.json, or a repro .py.")
+                        "(as printed in findings), a finding id as `fuzzcomp run` prints it, a finding folder "
+                        "or its finding.json, or a repro .py. Exit 0: no discrepancy; 1: the bug shows; 3: "
+                        "the repro or the harness cannot run here (syntax error, missing module, no CUDA).")
     rp.add_argument("target")
+    rp.add_argument("--campaign", default=None, metavar="DIR",
+                    help="campaign folder to look a finding id up in (default: recent campaigns, ./reports)")
+    rp.add_argument("--trace", default=None, metavar="DIR",
+                    help="write TORCH_TRACE logs of this replay to DIR (read them with `tlparse DIR`)")
     rp.add_argument("--backend", default=None, help="override the backend (default: the finding's, or inductor)")
     rp.add_argument("--original", action="store_true", help="replay the case as found, not minimised")
     rp.add_argument("--timeout", type=_positive_float, default=300.0)
@@ -125,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "minimized.json, repro.py and report.md beside it. Given a repro .py file "
                        "(say one you edited by hand), shrink its source instead while it still exits 1 "
                        "with the same BUG line, and write FILE.min.py beside it.")
-    m.add_argument("finding", help="a finding folder, its finding.json, or a repro .py file")
+    m.add_argument("finding", help="a finding id, folder, its finding.json, or a repro .py file")
+    m.add_argument("--campaign", default=None, metavar="DIR", help="campaign folder for a finding id")
     m.add_argument("--function", default="fn", help="for a .py file: the function to shrink (default fn)")
     m.add_argument("--budget", type=_positive_float, default=120.0, help="seconds (default 120)")
     m.add_argument("--timeout", type=_positive_float, default=300.0)
@@ -134,8 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Re-run the finding's minimised repro in a fresh process and copy it "
                         "into the corpus with a '# fuzzcomp-corpus:' metadata line (status, affected torch "
                         "versions, bucket, dedup key, issue). Real torch bugs only: findings from custom "
-                        "backends are refused.")
-    pr.add_argument("finding", help="a minimised finding folder")
+                        "backends are refused. On a finding already in the corpus, --issue URL updates its "
+                        "metadata line instead.")
+    pr.add_argument("finding", help="a minimised finding (id or folder)")
+    pr.add_argument("--campaign", default=None, metavar="DIR", help="campaign folder for a finding id")
     pr.add_argument("--issue", default=None, help="the upstream issue URL")
     pr.add_argument("--torch", default=None, dest="torch_spec",
                     help="affected torch versions, e.g. '>=2.11,<2.14' (default: >= the running version)")
@@ -147,9 +180,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "of the fuzzcomp checkout)")
 
     rep = sub.add_parser("report", help="summarise a campaign folder",
-                         description="Rebuild summary.md, summary.json and report.html from what is on disk.")
+                         description="Rebuild summary.md, summary.json and report.html from what is on disk. "
+                         "Exit 0: no findings; 1: findings; 3: the folder is damaged (unreadable findings, "
+                         "torn event lines: each named) or cannot be written.")
     rep.add_argument("folder")
     rep.add_argument("--json", action="store_true", help="print the summary as JSON")
+    rep.add_argument("--junit-xml", default=None, metavar="FILE", help="also write JUnit XML (one test per bucket)")
+    rep.add_argument("--sarif", default=None, metavar="FILE", help="also write SARIF 2.1.0")
 
     b = sub.add_parser("bench", help="measure throughput, cost by phase and recall on a fixed seed set",
                        description="Run a fixed seed set in this process (with timers around each "
@@ -183,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--timeout", type=_positive_float, default=600.0, help="seconds per repro (default 600)")
     rc.add_argument("--jobs", type=_positive_int, default=1, help="repros run at once (default 1)")
 
-    sh = sub.add_parser("show", help="print the program and call schedule for a seed")
-    sh.add_argument("seed", type=_nonneg_int)
+    sh = sub.add_parser("show", help="print the program and call schedule for a seed or a finding")
+    sh.add_argument("seed", metavar="SEED|FINDING", help="a case seed, a finding id, or a finding folder")
+    sh.add_argument("--campaign", default=None, metavar="DIR", help="campaign folder for a finding id")
 
     st = sub.add_parser("stats", help="histogram of ops and features over many seeds",
                         description="Generate seeds FIRST..FIRST+N-1 and print how often each op family, "
@@ -194,7 +232,38 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--first", type=_nonneg_int, default=0, help="first seed (default 0)")
     st.add_argument("--top", type=_nonneg_int, default=40, help="callables to list, 0 for all (default 40)")
     st.add_argument("--no-run", action="store_true", help="only the histogram, skip the eager-valid rate")
+
+    d = sub.add_parser("doctor", help="check torch, triton, the C++ toolchain, GPUs, Ray and a backend",
+                       description="Check what a campaign needs and print one line per check. Exit 0: all "
+                       "required checks pass; 3: one fails (the line says which and what to do).")
+    d.add_argument("--backend", default="inductor", help="backend to check (default inductor)")
+    d.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+
+    bi = sub.add_parser("bisect", help="narrow an Inductor finding down to a backend stage and pass",
+                        description="Run torch._inductor.compiler_bisector.CompilerBisector (torch 2.11+) on "
+                        "a finding's repro: each probe runs the repro in a fresh process. Prints the backend, "
+                        "subsystem and, where it gets that far, the bisection number. Exit 1: narrowed; 0: "
+                        "the bug does not show; 3: no bisector in this torch or the repro cannot run here.")
+    bi.add_argument("finding", help="a finding id, folder, or repro .py")
+    bi.add_argument("--campaign", default=None, metavar="DIR", help="campaign folder for a finding id")
+    bi.add_argument("--timeout", type=_positive_float, default=600.0, help="seconds per probe (default 600)")
     return p
+
+
+def _generator_help() -> str:
+    """The generator settings a [generator] table or --ops/--families/--exclude can change."""
+    try:
+        import dataclasses
+
+        from fuzzcomp.generators.build import GenConfig
+        from fuzzcomp.generators.registry import FAMILIES
+    except Exception:  # help must print even where the generator cannot import
+        return ""
+    knobs = ", ".join(f"{f.name}={f.default!r}" for f in dataclasses.fields(GenConfig)
+                      if f.name not in ("ops", "families", "exclude"))
+    return ("generator settings (set them in fuzzcomp.toml's [generator] table):\n  " + knobs +
+            "\nop families (--families, --exclude): " + ", ".join(FAMILIES) +
+            "\n[ops] in fuzzcomp.toml takes the same filters: ops = [..], families = [..], exclude = [..]")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,7 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"fuzzcomp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except HarnessError as e:
+        print(f"fuzzcomp: error: {e}", file=sys.stderr)
+        return exitcodes.HARNESS
     except KeyboardInterrupt:
         print("fuzzcomp: interrupted", file=sys.stderr)
-        return 130
+        return exitcodes.INTERRUPTED
+    except BrokenPipeError:  # `fuzzcomp show 3 | head`: the reader left; no traceback on exit either
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell pipeline reports it
 

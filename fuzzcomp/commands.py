@@ -1,16 +1,18 @@
 """The bodies of the CLI subcommands.
 
-Contract: each ``cmd_*`` takes the parsed arguments and returns an exit code;
-user mistakes are raised as ``cli.UsageError`` (one line, exit 2).
+Contract: each ``cmd_*`` takes the parsed arguments and returns an exit code
+from ``fuzzcomp.exitcodes``; user mistakes are raised as ``cli.UsageError``
+(one line, exit 2), a broken harness or environment as ``cli.HarnessError``
+(one line, exit 3) after the command has done and printed what it could.
 """
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-from .cli import UsageError
+from . import exitcodes
+from .cli import HarnessError, UsageError
 
 
 def _user_errors():
@@ -61,43 +63,78 @@ def run_config(args):
                     run_timeout_s=pick(args.run_timeout, "run_timeout", 60.0), memory_mb=memory,
                     max_minimize_per_bucket=fileset.get("max_minimize_per_bucket", 2),
                     recycle_every=pick(args.recycle_every, "recycle_every", 200),
-                    generator=dict(fileset.get("generator", {})),
+                    generator=_generator_settings(args, fileset),
                     feedback=pick(getattr(args, "feedback", None), "feedback", "off"))
     return validate(cfg), args.resume is not None
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else [w.strip() for w in text.split(",") if w.strip()]
+
+
+def _generator_settings(args, fileset: dict) -> dict:
+    """[generator] and [ops] from the file, with --ops/--families/--exclude over [ops]."""
+    from .settings_file import ops_as_generator
+    gen = dict(fileset.get("generator", {}))
+    gen.update(ops_as_generator(fileset.get("ops", {})))
+    for key in ("ops", "families", "exclude"):
+        flag = _names(getattr(args, key, None))
+        if flag is not None:
+            if not flag:
+                raise UsageError(f"--{key} needs at least one name")
+            gen[key] = flag
+    return gen
+
+
+def _ci_outputs(args, summary: dict) -> None:
+    from .ci_report import write_junit, write_sarif
+    for path, write in ((getattr(args, "junit_xml", None), write_junit), (getattr(args, "sarif", None), write_sarif)):
+        if path:
+            try:
+                write(summary, Path(path))
+            except OSError as e:
+                raise HarnessError(f"cannot write {path}: {e.strerror or e}") from None
+            print(f"wrote {path}")
+
+
+def _check_writable(flag: str, path: str | None) -> None:
+    if path and not os.access(Path(path).resolve().parent, os.W_OK):
+        raise UsageError(f"{flag} {path}: {Path(path).resolve().parent} is not a writable folder")
 
 
 def cmd_run(args) -> int:
     from .campaign import CampaignError, run_campaign
     from .progress import Progress
     from .report import render_text
+    from .targets import remember_campaign
+    _check_writable("--junit-xml", args.junit_xml)
+    _check_writable("--sarif", args.sarif)
     try:
         cfg, resume = run_config(args)
+        remember_campaign(cfg.out)
         with Progress(cfg.seconds, cfg.cases, quiet=args.quiet) as progress:
             summary = run_campaign(cfg, progress, resume=resume)
     except _user_errors() as e:
         raise UsageError(str(e)) from None
-    except CampaignError as e:
-        print(f"fuzzcomp: error: {e}", file=sys.stderr)
-        return 1
+    except CampaignError as e:  # a disk write failed, the workers died: the harness, not the user
+        raise HarnessError(str(e)) from None
     print(render_text(summary))
     print(f"summary: {Path(cfg.out) / 'summary.md'}\nreport:  {Path(cfg.out) / 'report.html'}")
+    _ci_outputs(args, summary)
     if (summary.get("stop_reason") or "").startswith("signal"):
         print(f"stopped by {summary['stop_reason']}; continue with: fuzzcomp run --resume {cfg.out}",
               file=sys.stderr)
-        return 130
-    return 0
+        return exitcodes.INTERRUPTED
+    return exitcodes.BUG if summary.get("findings") else exitcodes.CLEAN
 
 
-def _load_target_case(target: str, original: bool):
+def _load_target_case(target: str, original: bool, campaign: str | None = None):
     from fuzzcomp.generators import generate
     from .store import StoreError, case_from_json, load_finding
+    from .targets import find_finding
     if target.isdigit():
         return generate(int(target)), None
-    path = Path(target)
-    if path.is_dir():
-        path = path / "finding.json"
-    if not path.exists():
-        raise UsageError(f"no such file or folder: {target}")
+    path = find_finding(target, campaign) / "finding.json"
     data = load_finding(path)
     mini = path.parent / "minimized.json"
     if mini.exists() and not original:
@@ -109,18 +146,46 @@ def _load_target_case(target: str, original: bool):
     return data["case_obj"], data
 
 
+def _trace_env(trace: str | None) -> dict | None:
+    """TORCH_TRACE for the processes this replay starts (the worker, or the repro)."""
+    if not trace:
+        return None
+    try:
+        Path(trace).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--trace {trace}: cannot create the folder: {e.strerror or e}") from None
+    os.environ["TORCH_TRACE"] = str(Path(trace).resolve())
+    return dict(os.environ)
+
+
+def _trace_note(trace: str | None) -> None:
+    if trace:
+        n = sum(1 for _ in Path(trace).glob("*.log"))
+        print(f"TORCH_TRACE: {n} log file(s) in {trace}; read them with: tlparse {trace}")
+
+
 def cmd_replay(args) -> int:
     if args.target.endswith(".py"):
+        from .targets import run_repro_file
         if not Path(args.target).is_file():
             raise UsageError(f"no such file: {args.target}")
         from .shortrepro import case_from_text
-        embedded = case_from_text(Path(args.target).read_text(errors="replace"))
+        try:
+            embedded = case_from_text(Path(args.target).read_text(errors="replace"))
+        except Exception:  # a damaged case line: let the file judge itself
+            embedded = None
         if embedded is None:  # a hand-written file: it judges itself
-            return subprocess.call([sys.executable, args.target])
+            code, line = run_repro_file(Path(args.target), env=_trace_env(args.trace))
+            _trace_note(args.trace)
+            if code == exitcodes.HARNESS:
+                raise HarnessError(line)
+            if code == exitcodes.USAGE:
+                raise UsageError(line)
+            return code
         args.embedded_case = embedded  # a generated repro: judged again with the full oracle
+        _trace_env(args.trace)
     from fuzzcomp.generators import emit
     from .backends import BackendError, resolve_backend
-    from .messages import DONE, Job
     from .pipeline import probe_keys
     from .worker import Worker, WorkerSettings
     try:
@@ -128,28 +193,40 @@ def cmd_replay(args) -> int:
             from .store import case_from_json
             case = case_from_json(args.embedded_case)
         else:
-            case, _ = _load_target_case(args.target, args.original)
+            case, _ = _load_target_case(args.target, args.original, args.campaign)
         if args.backend:
             resolve_backend(args.backend)
             case = case.with_compile(backend=args.backend)
         else:
-            resolve_backend(case.compile.backend)
+            try:
+                resolve_backend(case.compile.backend)
+            except BackendError as e:  # the finding's own backend: this environment lacks it
+                raise HarnessError(f"{e} (the finding was recorded with it: put its module on "
+                                   "PYTHONPATH, or replay with --backend)") from None
     except _user_errors() as e:
         raise UsageError(str(e)) from None
+    if case.compile.device == "cuda":
+        from .targets import cuda_usable
+        if not cuda_usable():
+            raise HarnessError(f"{args.target} is a CUDA case and this machine has no usable CUDA device")
     print(emit(case.program))
     print(f"calls: {[c.sizes for c in case.calls]}  compile: {case.compile}")
+    _trace_env(args.trace)
     worker = Worker(0, WorkerSettings())
     try:
         valid, keys, verdicts = probe_keys(worker, case, args.timeout)
+    except (OSError, RuntimeError, EOFError) as e:  # the worker itself broke, not the case
+        raise HarnessError(f"the replay worker failed: {type(e).__name__}: {e}") from None
     finally:
         worker.stop()
+    _trace_note(args.trace)
     if not valid:
         print("eager fails on this case: nothing to judge")
-        return 0
+        return exitcodes.CLEAN
     for v in verdicts:
         print(f"{v.symptom}/{v.stage} [{v.oracle}] call {v.call}: {v.detail}")
     print("no discrepancy" if not verdicts else f"{len(verdicts)} discrepancies")
-    return 1 if verdicts else 0
+    return exitcodes.BUG if verdicts else exitcodes.CLEAN
 
 
 def _minimize_source(args) -> int:
@@ -164,7 +241,12 @@ def _minimize_source(args) -> int:
     except SourceReduceError as e:
         raise UsageError(str(e)) from None
     out = path.with_name(path.stem + ".min.py")
-    write_atomic(out, text)
+    try:
+        write_atomic(out, text)
+    except OSError as e:
+        sys.stdout.write(text)
+        raise HarnessError(f"cannot write {out}: {e.strerror or e} (the minimised source is printed above)") \
+            from None
     print(f"source-level reduction: {st.statements_before} -> {st.statements_after} statements in "
           f"{st.seconds:.1f} s with {st.probes} probes" + (" (budget spent)" if st.out_of_time else ""))
     print(f"interesting: exits 1 with a BUG line starting {st.expect!r}")
@@ -178,12 +260,11 @@ def cmd_minimize(args) -> int:
         return _minimize_source(args)
     from .pipeline import finish_finding
     from .store import Store
+    from .targets import find_finding
     from .worker import Worker, WorkerSettings
-    path = Path(args.finding)
-    if path.name == "finding.json":
-        path = path.parent
-    if not (path / "finding.json").is_file():
-        raise UsageError(f"{args.finding} is not a finding folder (no finding.json)")
+    path = find_finding(args.finding, args.campaign)
+    if not os.access(path, os.W_OK):  # nothing to gain from minutes of shrinking that cannot be saved
+        raise HarnessError(f"{path} is not writable: the minimised case, repro and report would be lost")
     store = Store(path.parent.parent)
     store.findings_dir = path.parent
     worker = Worker(0, WorkerSettings())
@@ -192,25 +273,36 @@ def cmd_minimize(args) -> int:
                               timeout_s=args.timeout)
     except _user_errors() as e:
         raise UsageError(str(e)) from None
+    except OSError as e:
+        raise HarnessError(f"cannot write into {path}: {e.strerror or e}") from None
     finally:
         worker.stop()
     print(f"minimised in {info.get('minimize_s')} s with {info.get('probes')} probes")
     print(f"repro: {path / 'repro.py'} (exit {info.get('repro_exit')}: {info.get('repro_says')})")
     print(f"report: {path / 'report.md'}")
-    return 0
+    return exitcodes.CLEAN
 
 
 def cmd_promote(args) -> int:
     from .corpus import CorpusError, default_corpus_dir, promote
+    from .corpus_meta import corpus_run_hint, existing_entry, set_issue
     from .pipeline import run_repro
-    path = Path(args.finding)
-    if path.name == "finding.json":
-        path = path.parent
-    if not (path / "finding.json").is_file():
-        raise UsageError(f"{args.finding} is not a finding folder (no finding.json)")
+    from .targets import find_finding
+    path = find_finding(args.finding, args.campaign)
     corpus = Path(args.corpus) if args.corpus else default_corpus_dir()
     if not corpus.is_dir():
         raise UsageError(f"no corpus folder at {corpus}: pass --corpus DIR")
+    try:
+        already = existing_entry(path, corpus)
+    except CorpusError as e:
+        raise UsageError(str(e)) from None
+    if already is not None and args.issue:
+        try:
+            set_issue(already, args.issue)
+        except OSError as e:
+            raise HarnessError(f"cannot update {already}: {e.strerror or e}") from None
+        print(f"updated: {already} (issue={args.issue})")
+        return exitcodes.CLEAN
     if args.torch_spec:
         from .corpus import torch_affected
         try:
@@ -222,28 +314,46 @@ def cmd_promote(args) -> int:
                          run_repro=run_repro, trust_status=args.trust_status)
     except CorpusError as e:
         raise UsageError(str(e)) from None
+    except OSError as e:
+        raise HarnessError(f"cannot write into {corpus}: {e.strerror or e}") from None
     print(f"promoted: {target}")
-    print(f"run the corpus: pytest -n auto {corpus}")
-    return 0
+    print(f"run the corpus: {corpus_run_hint(corpus)}")
+    return exitcodes.CLEAN
 
 
 def cmd_report(args) -> int:
     import json
     from .html_report import write_html
-    from .report import render_text, write_summary
+    from .report import damage_counts, damage_lines, render_text, summarise, write_summary
     from .store import Store
     if not Path(args.folder).is_dir():
         raise UsageError(f"no such folder: {args.folder}")
+    _check_writable("--junit-xml", args.junit_xml)
+    _check_writable("--sarif", args.sarif)
+    store = Store(Path(args.folder))
     try:
-        store = Store(Path(args.folder))
-        s = write_summary(store)
-        write_html(store, s)
+        s = summarise(store)
     except _user_errors() as e:
         raise UsageError(str(e)) from None
     print(json.dumps(s, indent=1) if args.json else render_text(s))
-    if not args.json:
-        print(f"report: {Path(args.folder) / 'report.html'}")
-    return 0
+    written = None
+    try:
+        write_summary(store, s)
+        write_html(store, s)
+        if not args.json:
+            print(f"report: {Path(args.folder) / 'report.html'}")
+    except OSError as e:
+        written = f"cannot write the summary into {args.folder}: {e.strerror or e} (the summary above is complete)"
+    _ci_outputs(args, s)
+    damage = damage_lines(s)
+    for line in damage:
+        print(f"fuzzcomp: warning: {line}", file=sys.stderr)
+    if written:
+        raise HarnessError(written)
+    if damage:
+        raise HarnessError(f"{args.folder} is damaged ({damage_counts(s)}; named above): the summary "
+                           "above counts only what could be read")
+    return exitcodes.BUG if s.get("findings") else exitcodes.CLEAN
 
 
 def cmd_recheck(args) -> int:
@@ -257,8 +367,17 @@ def cmd_recheck(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from fuzzcomp.generators import emit, generate
-    case = generate(args.seed)
+    from fuzzcomp.generators import emit
+    from .store import StoreError
+    if args.seed.isdigit():
+        case, data = _load_target_case(args.seed, False)
+    else:
+        try:
+            case, data = _load_target_case(args.seed, False, args.campaign)
+        except StoreError as e:
+            raise UsageError(str(e)) from None
+        b = data["bucket_obj"]
+        print(f"# finding {data.get('id')}: {b.symptom}/{b.stage}  bucket {b.slug()}  seed {case.seed}")
     print(emit(case.program))
     from .execute import call_entry
     for k, c in enumerate(case.calls):
@@ -270,7 +389,7 @@ def cmd_show(args) -> int:
         print(f"input {i.name}: shape {i.type.shape} {i.type.dtype} {i.layout}")
     print(f"compile: dynamic={case.compile.dynamic} fullgraph={case.compile.fullgraph}  "
           f"generator {case.generator_version}")
-    return 0
+    return exitcodes.CLEAN
 
 
 def cmd_stats(args) -> int:
@@ -301,6 +420,8 @@ def cmd_bench(args) -> int:
     json_dir = Path(args.json).resolve().parent
     if not json_dir.is_dir():
         raise UsageError(f"no such folder for --json: {json_dir}")
+    if not os.access(json_dir, os.W_OK) or (Path(args.json).exists() and not os.access(args.json, os.W_OK)):
+        raise UsageError(f"--json {args.json}: {json_dir} is not writable (pick another --json path)")
     opts = BenchOptions(seeds=args.seeds, first_seed=args.first_seed, backend=args.backend,
                         isolated=not args.no_isolated, campaign_minutes=args.campaign_minutes or 0.0,
                         campaign_backend=args.campaign_backend, campaign_jobs=args.campaign_jobs,
@@ -308,6 +429,19 @@ def cmd_bench(args) -> int:
                         workdir=args.workdir, profile=args.profile, dynamic=args.dynamic)
     result = run_bench(opts, say=lambda msg: print(f"bench: {msg}", file=sys.stderr, flush=True))
     render(result)
-    write_result(result, args.json)
+    try:
+        write_result(result, args.json)
+    except OSError as e:
+        raise HarnessError(f"cannot write {args.json}: {e.strerror or e} (the tables above are complete)") from None
     print(f"bench: wrote {args.json}")
-    return 0
+    return exitcodes.CLEAN
+
+
+def cmd_doctor(args) -> int:
+    from .doctor import run_doctor
+    return run_doctor(args.backend, args.device)
+
+
+def cmd_bisect(args) -> int:
+    from .bisector import run_bisect
+    return run_bisect(args)

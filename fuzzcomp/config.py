@@ -95,11 +95,25 @@ def validate(cfg: RunConfig) -> RunConfig:
     return cfg
 
 
+OP_FILTER_KEYS = ("ops", "families", "exclude")
+
+
 def check_generator(knobs: dict) -> None:
     """Generator overrides must name GenConfig fields, with values of the field's type."""
     from fuzzcomp.generators.build import GenConfig
+    from fuzzcomp.generators.registry import OpFilterError, op_filter_mask
     fields = {f.name: f for f in dataclasses.fields(GenConfig)}
+    lists = {k: knobs.get(k, ()) for k in OP_FILTER_KEYS}
+    for name, value in lists.items():
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"generator setting {name} must be a list of names, got {value!r}")
+    try:
+        op_filter_mask(**lists)
+    except OpFilterError as e:
+        raise ConfigError(str(e)) from None
     for name, value in knobs.items():
+        if name in OP_FILTER_KEYS:
+            continue
         if name not in fields:
             raise ConfigError(f"unknown generator setting {name!r}; known: {', '.join(sorted(fields))}")
         default = getattr(GenConfig(), name)

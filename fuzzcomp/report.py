@@ -4,7 +4,10 @@ Contract: ``summarise(store)`` reads only the event log, the findings and
 their status files, so ``fuzzcomp report DIR`` gives the same answer as the
 campaign's own end-of-run summary, also after a crash. ``write_summary``
 writes ``summary.json`` and ``summary.md``; ``render_text`` is what the CLI
-prints.
+prints. Nothing is under-reported silently: event lines that are not JSON,
+finding files that cannot be read, and findings the log names that are
+missing from disk are counted and named in the summary (``damage``), and
+``damage_lines`` says so in one line each.
 """
 from __future__ import annotations
 
@@ -74,10 +77,13 @@ def summarise(store: Store) -> dict:
     if session_t0 is not None and last_t is not None:
         active += last_t - session_t0
     buckets: dict = defaultdict(lambda: {"findings": [], "confirmed": None})
+    damage = _damage(store)
     for fid in store.finding_ids():
         try:
             f = store.finding(fid)
-        except StoreError:
+        except StoreError as e:
+            damage["unreadable_findings"].append(
+                {"id": fid, "why": str(e).split(" is not a valid fuzzcomp finding: ")[-1][:120]})
             continue
         key = f["bucket_obj"]
         b = buckets[key.slug()]
@@ -118,7 +124,8 @@ def summarise(store: Store) -> dict:
             "eager_kernel_bugs": dict(eager_kernels.most_common()),
             "captured_ops": captured, "graphs": graphs,
             "captured_ops_per_case": round(captured / cases, 2) if cases else 0.0,
-            "signals": _signals(store)}
+            "signals": _signals(store), "damage": damage}
+
 
 
 def _signals(store: Store) -> dict:
@@ -128,6 +135,51 @@ def _signals(store: Store) -> dict:
     if len(series) > 1000:  # thin the plot's points, keep the last
         cov["series"] = series[::len(series) // 1000] + series[-1:]
     return cov
+
+
+def _damage(store: Store) -> dict:
+    """Lines of events.jsonl that are not JSON objects, and findings logged but absent from disk."""
+    bad: list[int] = []
+    logged: list[str] = []
+    path = store.root / "events.jsonl"
+    if path.exists():
+        with open(path, "rb") as f:
+            for n, raw in enumerate(f, 1):
+                try:
+                    ev = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    ev = None
+                if not isinstance(ev, dict):
+                    if raw.strip():
+                        bad.append(n)
+                elif ev.get("event") == "finding" and ev.get("id"):
+                    logged.append(str(ev["id"]))
+    on_disk = set(p.name for p in store.findings_dir.iterdir()) if store.findings_dir.is_dir() else set()
+    return {"bad_event_lines": bad, "unreadable_findings": [],
+            "missing_findings": sorted(set(logged) - on_disk),
+            "no_event_log": not path.exists() and bool(on_disk)}
+
+
+def damage_lines(s: dict) -> list[str]:
+    """One line per kind of damage found in the campaign folder (empty when it is whole)."""
+    d = s.get("damage") or {}
+    out = []
+    bad = d.get("bad_event_lines") or []
+    if bad:
+        shown = ", ".join(map(str, bad[:10])) + (" ..." if len(bad) > 10 else "")
+        out.append(f"{len(bad)} lines of events.jsonl are not valid JSON (line {shown}): the case counts "
+                   "may be too low")
+    unread = d.get("unreadable_findings") or []
+    if unread:
+        out.append(f"{len(unread)} findings cannot be read and are not counted: "
+                   + ", ".join(f"{u['id']} ({u['why']})" for u in unread[:5]) + (" ..." if len(unread) > 5 else ""))
+    missing = d.get("missing_findings") or []
+    if missing:
+        out.append(f"{len(missing)} findings in the event log have no folder on disk: "
+                   + ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else ""))
+    if d.get("no_event_log"):
+        out.append("events.jsonl is missing: there are findings but no case counts")
+    return out
 
 
 def render_text(s: dict) -> str:
@@ -163,6 +215,8 @@ def render_text(s: dict) -> str:
         lines.append(f"      fuzzcomp minimize {s['out']}/findings/{waiting[0]}")
     if s.get("stop_reason"):
         lines.append(f"  stopped: {s['stop_reason']}")
+    for line in damage_lines(s):
+        lines.append(f"  DAMAGED: {line}")
     return "\n".join(lines)
 
 
@@ -186,6 +240,7 @@ def render_markdown(s: dict) -> str:
 - compiler signals: {s.get('signals', {}).get('distinct', 0)} distinct, {s.get('signals', {}).get('once', 0)} seen once
 - findings: {s['findings']} in {len(s['buckets'])} buckets
 - mismatches screened because eager's own kernel read outside its input (eager bugs, not compiler bugs): {', '.join(f'`{k}` x{n}' for k, n in (s.get('eager_kernel_bugs') or {}).items()) or 'none'}
+- damage: {'; '.join(damage_lines(s)) or 'none'}
 - config: `{json.dumps(s['config'], sort_keys=True)}`
 - versions: `{json.dumps(s['versions'], sort_keys=True)}`
 
@@ -201,8 +256,17 @@ def render_markdown(s: dict) -> str:
 """
 
 
-def write_summary(store: Store) -> dict:
-    s = summarise(store)
+def write_summary(store: Store, s: dict | None = None) -> dict:
+    s = summarise(store) if s is None else s
     write_json(store.root / "summary.json", s)
     write_atomic(store.root / "summary.md", render_markdown(s))
     return s
+
+
+def damage_counts(s: dict) -> str:
+    d = s.get("damage") or {}
+    parts = [(len(d.get("unreadable_findings") or ()), "unreadable findings"),
+             (len(d.get("missing_findings") or ()), "logged findings missing on disk"),
+             (len(d.get("bad_event_lines") or ()), "bad event lines"),
+             (int(bool(d.get("no_event_log"))), "missing event log")]
+    return ", ".join(f"{n} {what}" for n, what in parts if n)

@@ -20,9 +20,12 @@ Supported keys (the file's names match the command-line flags)::
     memory_mb = 4096          recycle_every = 200
     [generator]               # features: any GenConfig field, e.g.
     max_stmts = 10            max_calls = 4   p_struct = 0.3   max_rank = 5
+    [ops]                     # which ops to draw (like --ops/--families/--exclude)
+    only = ["torch.add", "Tensor.mul_"]   families = ["view"]   exclude = ["sort"]
 
-Deliberately not configurable: ``[ops]`` weights (the registry's weights are
-part of the generator version: a seed must mean one program) and
+Deliberately not configurable: op *weights* (the registry's weights are part
+of the generator version: a seed must mean one program; the ``[ops]`` filter
+is recorded with the campaign's generator settings instead) and
 ``[tolerances]`` (the fp64 rule and the perturbation size decide what is a
 bug; loosening them would hide findings silently). Both give a clear error.
 """
@@ -47,11 +50,10 @@ KEYS: dict[str, tuple] = {
     "compile_timeout": _NUM, "run_timeout": _NUM,
     "minimize": (bool,), "minimize_budget": _NUM, "minimize_share": _NUM,
     "max_minimize_per_bucket": (int,), "memory_mb": (int,), "recycle_every": (int,),
-    "generator": (dict,), "feedback": (str,),
+    "generator": (dict,), "feedback": (str,), "ops": (dict,),
 }
+OPS_KEYS = {"only": "ops", "families": "families", "exclude": "exclude"}
 REFUSED = {
-    "ops": "op weights are not configurable yet: the registry's weights are part of the generator "
-           "version (a seed must always mean the same program)",
     "tolerances": "tolerances are not configurable: the fp64 rule and the perturbation size decide "
                   "what counts as a bug, and loosening them would hide findings",
 }
@@ -79,6 +81,16 @@ def check(table: dict, source: str) -> dict:
         if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             want = " or ".join(t.__name__ for t in types)
             raise ConfigError(f"{source}: {key} must be a {want}, got {value!r}")
+    for key in table.get("ops", {}):
+        if key not in OPS_KEYS:
+            raise ConfigError(f"{source}: [ops]: unknown key {key!r}; known: {', '.join(OPS_KEYS)} "
+                              "(op weights are not configurable: they are part of the generator version)")
+    if "ops" in table:
+        from .config import check_generator
+        try:
+            check_generator(ops_as_generator(table["ops"]))
+        except ConfigError as e:
+            raise ConfigError(f"{source}: [ops]: {e}") from None
     if "generator" in table:
         from .config import check_generator
         try:
@@ -108,3 +120,8 @@ def load_settings(path: str | None = None, folder: str = ".") -> tuple[dict, str
                 raise ConfigError(f"{pyproject}: [tool.fuzzcomp] must be a table")
             return check(table, f"{pyproject} [tool.fuzzcomp]"), str(pyproject)
     return {}, None
+
+
+def ops_as_generator(ops_table: dict) -> dict:
+    """The [ops] table as GenConfig overrides (ops / families / exclude)."""
+    return {OPS_KEYS[k]: list(v) if isinstance(v, (list, tuple)) else v for k, v in ops_table.items()}

@@ -31,10 +31,15 @@ class StoreError(RuntimeError):
     pass
 
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
 def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600: others on the box must read findings
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from . import structure
 from .choices import ChoiceStream
 from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
-from .registry import REGISTRY
+from .registry import REGISTRY, op_filter_mask
 from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re-exported)
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
@@ -46,6 +46,10 @@ class GenConfig:
     # Integer matmul/mm/bmm/einsum (bounds keep them free of overflow). Off on CUDA, whose eager
     # has no integer GEMM. NNSmith found a uint8 matmul miscompile that this once could not reach.
     int_matmul: bool = True
+    # Op filter (names or callables / families, see registry.op_filter_mask); empty = every op.
+    ops: tuple = ()
+    families: tuple = ()
+    exclude: tuple = ()
 
     @classmethod
     def for_device(cls, device: str, **overrides) -> "GenConfig":
@@ -84,6 +88,9 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     scope.int_matmul = cfg.int_matmul
     inputs = _inputs(ch, scope, symbols, cfg)
     one_stmt = _one_stmt if cfg.random_ops else functools.partial(_one_stmt, weights=_NO_RANDOM_WEIGHTS)
+    if cfg.ops or cfg.families or cfg.exclude:
+        one_stmt = functools.partial(_one_stmt, weights=_filtered_weights(
+            cfg.random_ops, tuple(cfg.ops), tuple(cfg.families), tuple(cfg.exclude)))
     ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
     inputs += structure.extra_inputs(ch, scope, inputs, ctx)
     structure.setup_state(ch, scope, inputs, ctx)
@@ -135,6 +142,12 @@ def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Inp
 
 _WEIGHTS = [op.weight for op in REGISTRY]
 _NO_RANDOM_WEIGHTS = [0.0 if op.name in RANDOM_OPS else op.weight for op in REGISTRY]
+
+
+@functools.lru_cache(maxsize=16)
+def _filtered_weights(random_ops: bool, ops: tuple, families: tuple, exclude: tuple) -> list:
+    base = _WEIGHTS if random_ops else _NO_RANDOM_WEIGHTS
+    return [w if keep else 0.0 for w, keep in zip(base, op_filter_mask(ops, families, exclude))]
 
 
 def _one_stmt(ch: ChoiceStream, scope: Scope, weights=_WEIGHTS) -> None:

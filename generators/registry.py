@@ -32,3 +32,34 @@ def distinct_callables() -> set[str]:
 
 
 FAMILY_OF = {op.name: op.family for op in REGISTRY}
+
+
+class OpFilterError(ValueError):
+    pass
+
+
+def _close(word: str, names) -> str:
+    import difflib
+    near = difflib.get_close_matches(word, sorted(names), n=4, cutoff=0.6)
+    return f"; did you mean {', '.join(near)}?" if near else ""
+
+
+def op_filter_mask(ops=(), families=(), exclude=()) -> tuple[bool, ...]:
+    """Which REGISTRY entries a campaign may draw: ``ops`` (spec or callable names) and ``families``
+    select (their union; both empty = all), ``exclude`` (names or families) removes. Unknown names
+    raise OpFilterError listing close matches; a filter that leaves nothing raises too."""
+    names = set(_names) | distinct_callables()
+    for word in (*ops, *exclude):
+        if word not in names and word not in FAMILIES:
+            raise OpFilterError(f"unknown op {word!r}{_close(word, names | set(FAMILIES))}")
+    for word in families:
+        if word not in FAMILIES:
+            raise OpFilterError(f"unknown op family {word!r}{_close(word, FAMILIES)}; "
+                                f"families: {', '.join(FAMILIES)}")
+    chosen = set(ops) | set(families)
+    drop = set(exclude)
+    mask = tuple((not chosen or bool({op.name, callable_name(op.name), op.family} & chosen))
+                 and not {op.name, callable_name(op.name), op.family} & drop for op in REGISTRY)
+    if not any(mask):
+        raise OpFilterError("the op filter leaves no op to draw")
+    return mask

@@ -63,6 +63,8 @@ def test_settings_from_fuzzcomp_toml_and_pyproject(tmp_path):
     ("jobs = 'two'", "jobs must be a int"),
     ("job = 2", "unknown setting 'job'"),
     ("[ops]\n'torch.add' = 3", "op weights are not configurable"),
+    ("[ops]\nonly = ['torch.ad']", "did you mean torch.add"),
+    ("[ops]\nfamilies = ['veiw']", "did you mean view"),
     ("[tolerances]\nrtol = 0.1", "tolerances are not configurable"),
     ("[generator]\nmax_stmtz = 3", "unknown generator setting 'max_stmtz'"),
     ("[generator]\np_struct = 2.0", "out of range"),
@@ -211,7 +213,7 @@ def test_summary_markdown_and_html(tmp_path):
 
 def test_report_command_rebuilds_everything(tmp_path, capsys):
     synthetic_campaign(tmp_path / "c")
-    assert main(["report", str(tmp_path / "c")]) == 0
+    assert main(["report", str(tmp_path / "c")]) == 1  # 1: the campaign has a finding
     for name in ("summary.md", "summary.json", "report.html"):
         assert (tmp_path / "c" / name).exists()
     assert "report.html" in capsys.readouterr().out

@@ -156,7 +156,7 @@ def test_cli_reports_a_disk_failure_in_one_line(tmp_path, monkeypatch, capsys):
     rc = main(["run", "--cases", "2", "--jobs", "1", "--backend", "eager", "--out", str(tmp_path / "c"),
                "--quiet", "--no-minimize"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 1 and len(err) == 1 and err[0].startswith("fuzzcomp: error: campaign stopped")
+    assert rc == 3 and len(err) == 1 and err[0].startswith("fuzzcomp: error: campaign stopped")  # harness
 
 
 # ---- resume and corrupt state -------------------------------------------------------------

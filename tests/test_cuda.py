@@ -41,8 +41,10 @@ def test_cross_device_rule_both_ways():
 
 def _campaign(tmp_path, *args):
     out = tmp_path / "camp"
-    assert main(["run", "--device", "cuda", "--quiet", "--out", str(out), *args]) == 0
-    return json.loads((out / "summary.json").read_text())
+    code = main(["run", "--device", "cuda", "--quiet", "--out", str(out), *args])
+    s = json.loads((out / "summary.json").read_text())
+    assert code == (1 if s["findings"] else 0)  # `run` exits 1 when it has findings
+    return s
 
 
 @needs_cuda

@@ -21,7 +21,7 @@ def test_planted_fault_is_found_minimised_and_reproduced(tmp_path):
     code = main(["run", "--cases", "40", "--seed", "1", "--jobs", "2", "--quiet",
                  "--backend", "fuzzcomp.planted:perturb_add", "--out", str(out),
                  "--minimize-budget", "60"])
-    assert code == 0
+    assert code == 1  # findings
     s = _summary(out)
     assert s["cases"] == 40 and s["valid_rate"] > 0.9
     assert s["findings"] >= 1
@@ -63,7 +63,7 @@ def test_relative_out_folder_still_confirms_repros(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code = main(["run", "--cases", "12", "--seed", "1", "--jobs", "2", "--quiet",
                  "--backend", "fuzzcomp.planted:perturb_add", "--out", "rel/camp", "--minimize-budget", "30"])
-    assert code == 0
+    assert code == 1  # findings
     s = _summary(tmp_path / "rel" / "camp")
     assert s["findings"] >= 1
     assert all(b["confirmed"] is True for b in s["buckets"].values() if b.get("repro")), s["buckets"]

@@ -47,9 +47,19 @@ def cluster(monkeypatch, tmp_path):
         if rc.ENABLE_RAY_CLUSTER:
             pytest.fail("ray was imported before this test set its loopback environment; run test_ray.py alone")
     from ray.cluster_utils import Cluster
+    # One private Ray temp dir for everything this cluster writes. Besides its
+    # sessions under ``temp_dir``, ``Cluster`` writes its address file
+    # (ray_current_cluster) into Ray's *default* temp dir, $RAY_TMPDIR/ray
+    # (else $TMPDIR/ray, else /tmp/ray), ignoring ``temp_dir`` and without
+    # creating the folder: on a machine that never ran Ray that write failed.
+    # Pointing RAY_TMPDIR here and creating <temp>/ray sends both to one
+    # folder the test owns, and nothing lands in (or is read from) /tmp/ray.
     temp = tempfile.mkdtemp(prefix="fzray")  # short: Ray's unix socket paths must fit in 107 bytes
+    ray_dir = os.path.join(temp, "ray")
+    os.makedirs(ray_dir)
+    monkeypatch.setenv("RAY_TMPDIR", temp)
     c = Cluster(initialize_head=True, head_node_args=dict(
-        NODE_ARGS, include_dashboard=False, temp_dir=temp,
+        NODE_ARGS, include_dashboard=False, temp_dir=ray_dir,
         # notice a dead node within a few seconds rather than the default ~30 s
         _system_config={"health_check_period_ms": 1000, "health_check_failure_threshold": 3}))
     try:

@@ -182,3 +182,59 @@ def test_campaign_on_a_two_node_cluster_survives_a_killed_actor_and_a_killed_nod
     assert all(b["confirmed"] for b in summary["buckets"].values()), summary["buckets"]
     print(f"\nray campaign: {cases} cases, {len(on_disk)} findings, {len(lost)} lost actor runs, "
           f"{_count(evs, 'ray-retry')} retries, moved: {moved[0]}")
+
+
+def test_ray_default_address_ignores_a_stale_address_file_and_starts_its_own(monkeypatch, tmp_path):
+    """``--ray`` with no address: RAY_ADDRESS, else a live `ray start` cluster here, else our own Ray."""
+    from fuzzcomp.ray_engine import RayEngineError, resolve_address
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
+    assert resolve_address("default") == ("local", True)          # a fresh machine: no <tmp>/ray at all
+    (tmp_path / "ray").mkdir()
+    (tmp_path / "ray" / "ray_current_cluster").write_text("127.0.0.1:1")
+    assert resolve_address("default") == ("local", True)          # left by a cluster that is gone
+    with socket_listening() as port:                              # a `ray start` cluster that answers
+        (tmp_path / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{port}")
+        assert resolve_address("default") == (f"127.0.0.1:{port}", False)
+        monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+        assert resolve_address("default") == (f"127.0.0.1:{port}", False)
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")              # RAY_ADDRESS is the user's explicit choice
+    with pytest.raises(RayEngineError, match="no Ray cluster answers there"):
+        resolve_address("default")
+    assert resolve_address("10.0.0.5:6379") == ("10.0.0.5:6379", False)
+
+
+class socket_listening:
+    def __enter__(self):
+        import socket
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        return self.sock.getsockname()[1]
+
+    def __exit__(self, *exc):
+        self.sock.close()
+
+
+@pytest.mark.slow
+@needs_ray
+def test_ray_with_no_cluster_starts_its_own_on_a_machine_that_never_ran_ray(tmp_path):
+    """A user's first ``fuzzcomp run --ray`` on a new box: empty HOME and TMPDIR, no Ray temp dir, no cluster."""
+    home = tmp_path / "home"
+    home.mkdir()
+    tmp = Path(tempfile.mkdtemp(prefix="fzr"))  # short: Ray's unix socket paths must fit in 107 bytes
+    out = tmp_path / "camp"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "TMPDIR": str(tmp),
+           "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    try:
+        p = subprocess.run([sys.executable, "-m", "fuzzcomp", "run", "--ray", "--cases", "3", "--seed", "1",
+                            "--backend", "eager", "--no-minimize", "--out", str(out), "--quiet"],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+        engine = next(e for e in _events(out) if e["event"] == "engine")
+        assert engine["engine"] == "ray" and engine["address"] == "local" and engine["workers"] >= 1
+        assert json.loads((out / "summary.json").read_text())["cases"] == 3
+        assert (tmp / "ray" / "session_latest").exists()  # Ray's sessions went to this TMPDIR, made for it
+        print(f"\nown one-machine Ray: {engine['workers']} workers, address {engine['address']}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -76,6 +76,20 @@ def _first_line(err) -> str:
     return f"{type(err).__name__}: {text[0][:300] if text else ''}"
 
 
+def node_log_path(log_path: str) -> str:
+    """Where a node that cannot see the campaign folder writes its workers' output.
+
+    One file per campaign in the node's temp dir, named after the campaign
+    folder, rather than one fixed /tmp/fuzzcomp-workers.log: a fixed name mixes
+    campaigns, and one left by another user (whose /tmp file this user may not
+    open) would stop every worker on that node from starting.
+    """
+    campaign = os.path.basename(os.path.dirname(os.path.abspath(log_path))) or "campaign"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in campaign)[:80]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(tempfile.gettempdir(), f"fuzzcomp-{safe}-{uid}-workers.log")
+
+
 class NodeWorker:
     """The Ray actor: one local ``Worker`` (a spawned process) on the actor's node."""
 
@@ -83,7 +97,7 @@ class NodeWorker:
         local = {}  # paths of the driver's machine that this node may not have
         log = settings.log_path
         if log and not os.path.isdir(os.path.dirname(log) or "."):  # campaign folder not on this node
-            local["log_path"] = os.path.join(tempfile.gettempdir(), "fuzzcomp-workers.log")
+            local["log_path"] = node_log_path(log)
         if "cache_dir" in {f.name for f in fields(settings)} and getattr(settings, "cache_dir") \
                 and not os.path.isdir(settings.cache_dir):
             local["cache_dir"] = None  # the driver's shared compile cache: one private cache per worker here

@@ -204,6 +204,15 @@ def test_ray_default_address_ignores_a_stale_address_file_and_starts_its_own(mon
     assert resolve_address("10.0.0.5:6379") == ("10.0.0.5:6379", False)
 
 
+def test_a_node_without_the_campaign_folder_logs_to_a_file_of_that_campaign(monkeypatch, tmp_path):
+    from fuzzcomp.ray_engine import node_log_path
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    a = node_log_path("/shared/fuzz-out/run-20261201-080000/workers.log")
+    b = node_log_path("/shared/fuzz-out/run-20261201-090000/workers.log")
+    assert a != b and os.path.dirname(a) == str(tmp_path) and "run-20261201-080000" in os.path.basename(a)
+    assert node_log_path("/x/we ird;name/workers.log").startswith(str(tmp_path / "fuzzcomp-we_ird_name-"))
+
+
 class socket_listening:
     def __enter__(self):
         import socket

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import tempfile
 import threading
 import time
@@ -75,6 +76,20 @@ def _first_line(err) -> str:
     return f"{type(err).__name__}: {text[0][:300] if text else ''}"
 
 
+def node_log_path(log_path: str) -> str:
+    """Where a node that cannot see the campaign folder writes its workers' output.
+
+    One file per campaign in the node's temp dir, named after the campaign
+    folder, rather than one fixed /tmp/fuzzcomp-workers.log: a fixed name mixes
+    campaigns, and one left by another user (whose /tmp file this user may not
+    open) would stop every worker on that node from starting.
+    """
+    campaign = os.path.basename(os.path.dirname(os.path.abspath(log_path))) or "campaign"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in campaign)[:80]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(tempfile.gettempdir(), f"fuzzcomp-{safe}-{uid}-workers.log")
+
+
 class NodeWorker:
     """The Ray actor: one local ``Worker`` (a spawned process) on the actor's node."""
 
@@ -82,7 +97,7 @@ class NodeWorker:
         local = {}  # paths of the driver's machine that this node may not have
         log = settings.log_path
         if log and not os.path.isdir(os.path.dirname(log) or "."):  # campaign folder not on this node
-            local["log_path"] = os.path.join(tempfile.gettempdir(), "fuzzcomp-workers.log")
+            local["log_path"] = node_log_path(log)
         if "cache_dir" in {f.name for f in fields(settings)} and getattr(settings, "cache_dir") \
                 and not os.path.isdir(settings.cache_dir):
             local["cache_dir"] = None  # the driver's shared compile cache: one private cache per worker here
@@ -258,6 +273,52 @@ class RayWorker:
                 return result
 
 
+def _ray_temp_dir() -> str:
+    """Ray's default temp dir, by Ray's own rule: $RAY_TMPDIR/ray, else $TMPDIR/ray (Linux), else /tmp/ray."""
+    base = os.environ.get("RAY_TMPDIR") or \
+        (os.environ.get("TMPDIR") if sys.platform.startswith("linux") else None) or \
+        ("/tmp" if sys.platform.startswith(("linux", "darwin")) else tempfile.gettempdir())
+    return os.path.join(base, "ray")
+
+
+def _started_here() -> str | None:
+    """The address of a cluster `ray start` launched on this machine, if it still answers.
+
+    `ray start` records it in <Ray's temp dir>/ray_current_cluster and `ray stop`
+    deletes the file; a file left by a crashed or killed cluster names an
+    address nobody answers on, and is ignored (Ray itself would retry it for
+    minutes and then fail).
+    """
+    try:
+        with open(os.path.join(_ray_temp_dir(), "ray_current_cluster")) as f:
+            address = f.read().strip()
+    except OSError:
+        return None
+    try:
+        _check_reachable(address, timeout_s=2.0)
+    except RayEngineError:
+        return None
+    return address
+
+
+def resolve_address(address: str) -> tuple[str, bool]:
+    """(what to pass to ``ray.init``, whether that starts a new one-machine Ray).
+
+    ``default`` (``--ray`` with no address) means: $RAY_ADDRESS, else a cluster
+    started with `ray start` on this machine, else a one-machine Ray of our own.
+    """
+    if address != "default":
+        return address, False
+    env = os.environ.get("RAY_ADDRESS", "").strip()
+    if env:
+        _check_reachable(env)
+        return env, False
+    here = _started_here()
+    if here:
+        return here, False
+    return "local", True
+
+
 class RayEngine:
     def __init__(self, address: str, device: str = "cpu", log=None):
         _check_reachable(address)
@@ -269,11 +330,27 @@ class RayEngine:
         self._requested = 0
         self._owns = not ray.is_initialized()
         if self._owns:
+            target, own = resolve_address(address)
+            opts = dict(log_to_driver=False, logging_level="WARNING")
+            if own:
+                # Our own one-machine Ray. Its temp dir is created here rather than
+                # left to Ray, so a first run on a new machine (no /tmp/ray, or a
+                # fresh $TMPDIR) starts the same way as every later one; no dashboard,
+                # which nobody asked for and which needs extra packages and a port.
+                temp = _ray_temp_dir()
+                try:
+                    os.makedirs(temp, exist_ok=True)
+                except OSError as e:
+                    raise RayEngineError(f"--ray: cannot create Ray's temp dir {temp} ({e.strerror or e}); "
+                                         "set RAY_TMPDIR to a writable folder") from None
+                opts.update(include_dashboard=False, _temp_dir=temp)
             try:
-                ray.init(address=None if address == "default" else address, log_to_driver=False,
-                         logging_level="WARNING")
-            except Exception as e:  # ConnectionError, bad address, version mismatch...
-                raise RayEngineError(f"--ray {address}: cannot connect to a Ray cluster: {_first_line(e)}") from None
+                ray.init(address=target, **opts)
+            except Exception as e:  # ConnectionError, bad address, version mismatch, no shared memory...
+                what = "cannot start a one-machine Ray here" if own else "cannot connect to a Ray cluster"
+                raise RayEngineError(f"--ray {address}: {what}: {_first_line(e)}") from None
+            if own:
+                self.address = "local"
         self._actor_cls = ray.remote(max_restarts=0)(NodeWorker)
 
     # ---- placement ---------------------------------------------------------------------

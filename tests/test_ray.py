@@ -47,9 +47,19 @@ def cluster(monkeypatch, tmp_path):
         if rc.ENABLE_RAY_CLUSTER:
             pytest.fail("ray was imported before this test set its loopback environment; run test_ray.py alone")
     from ray.cluster_utils import Cluster
+    # One private Ray temp dir for everything this cluster writes. Besides its
+    # sessions under ``temp_dir``, ``Cluster`` writes its address file
+    # (ray_current_cluster) into Ray's *default* temp dir, $RAY_TMPDIR/ray
+    # (else $TMPDIR/ray, else /tmp/ray), ignoring ``temp_dir`` and without
+    # creating the folder: on a machine that never ran Ray that write failed.
+    # Pointing RAY_TMPDIR here and creating <temp>/ray sends both to one
+    # folder the test owns, and nothing lands in (or is read from) /tmp/ray.
     temp = tempfile.mkdtemp(prefix="fzray")  # short: Ray's unix socket paths must fit in 107 bytes
+    ray_dir = os.path.join(temp, "ray")
+    os.makedirs(ray_dir)
+    monkeypatch.setenv("RAY_TMPDIR", temp)
     c = Cluster(initialize_head=True, head_node_args=dict(
-        NODE_ARGS, include_dashboard=False, temp_dir=temp,
+        NODE_ARGS, include_dashboard=False, temp_dir=ray_dir,
         # notice a dead node within a few seconds rather than the default ~30 s
         _system_config={"health_check_period_ms": 1000, "health_check_failure_threshold": 3}))
     try:
@@ -172,3 +182,68 @@ def test_campaign_on_a_two_node_cluster_survives_a_killed_actor_and_a_killed_nod
     assert all(b["confirmed"] for b in summary["buckets"].values()), summary["buckets"]
     print(f"\nray campaign: {cases} cases, {len(on_disk)} findings, {len(lost)} lost actor runs, "
           f"{_count(evs, 'ray-retry')} retries, moved: {moved[0]}")
+
+
+def test_ray_default_address_ignores_a_stale_address_file_and_starts_its_own(monkeypatch, tmp_path):
+    """``--ray`` with no address: RAY_ADDRESS, else a live `ray start` cluster here, else our own Ray."""
+    from fuzzcomp.ray_engine import RayEngineError, resolve_address
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
+    assert resolve_address("default") == ("local", True)          # a fresh machine: no <tmp>/ray at all
+    (tmp_path / "ray").mkdir()
+    (tmp_path / "ray" / "ray_current_cluster").write_text("127.0.0.1:1")
+    assert resolve_address("default") == ("local", True)          # left by a cluster that is gone
+    with socket_listening() as port:                              # a `ray start` cluster that answers
+        (tmp_path / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{port}")
+        assert resolve_address("default") == (f"127.0.0.1:{port}", False)
+        monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+        assert resolve_address("default") == (f"127.0.0.1:{port}", False)
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")              # RAY_ADDRESS is the user's explicit choice
+    with pytest.raises(RayEngineError, match="no Ray cluster answers there"):
+        resolve_address("default")
+    assert resolve_address("10.0.0.5:6379") == ("10.0.0.5:6379", False)
+
+
+def test_a_node_without_the_campaign_folder_logs_to_a_file_of_that_campaign(monkeypatch, tmp_path):
+    from fuzzcomp.ray_engine import node_log_path
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    a = node_log_path("/shared/fuzz-out/run-20261201-080000/workers.log")
+    b = node_log_path("/shared/fuzz-out/run-20261201-090000/workers.log")
+    assert a != b and os.path.dirname(a) == str(tmp_path) and "run-20261201-080000" in os.path.basename(a)
+    assert node_log_path("/x/we ird;name/workers.log").startswith(str(tmp_path / "fuzzcomp-we_ird_name-"))
+
+
+class socket_listening:
+    def __enter__(self):
+        import socket
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        return self.sock.getsockname()[1]
+
+    def __exit__(self, *exc):
+        self.sock.close()
+
+
+@pytest.mark.slow
+@needs_ray
+def test_ray_with_no_cluster_starts_its_own_on_a_machine_that_never_ran_ray(tmp_path):
+    """A user's first ``fuzzcomp run --ray`` on a new box: empty HOME and TMPDIR, no Ray temp dir, no cluster."""
+    home = tmp_path / "home"
+    home.mkdir()
+    tmp = Path(tempfile.mkdtemp(prefix="fzr"))  # short: Ray's unix socket paths must fit in 107 bytes
+    out = tmp_path / "camp"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "TMPDIR": str(tmp),
+           "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    try:
+        p = subprocess.run([sys.executable, "-m", "fuzzcomp", "run", "--ray", "--cases", "3", "--seed", "1",
+                            "--backend", "eager", "--no-minimize", "--out", str(out), "--quiet"],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+        engine = next(e for e in _events(out) if e["event"] == "engine")
+        assert engine["engine"] == "ray" and engine["address"] == "local" and engine["workers"] >= 1
+        assert json.loads((out / "summary.json").read_text())["cases"] == 3
+        assert (tmp / "ray" / "session_latest").exists()  # Ray's sessions went to this TMPDIR, made for it
+        print(f"\nown one-machine Ray: {engine['workers']} workers, address {engine['address']}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -43,6 +43,7 @@ from fuzzcomp.oracles import CallRecord, Observation, judge, needs_perturbation
 from fuzzcomp.oracles.verdict import Verdict
 
 from .backends import resolve_backend
+from .reach_glue import caller_induced, call_extra, dynamo_config, input_info, library_state_specs, reach_stats
 from .recompiles import max_compile_events
 from .runtime import load_state, make_inputs, run_call, run_scheduled
 
@@ -101,6 +102,8 @@ def input_specs(case: Case) -> list[tuple]:
             spec += ({"kind": i.kind},)
         elif i.kind == "alias":
             spec += ({"kind": "alias", "of": names.index(i.alias_of), "view": i.view},)
+        elif input_info(i):
+            spec += (input_info(i),)
         specs.append(spec)
     return specs
 
@@ -118,7 +121,7 @@ def state_specs(case: Case) -> list[tuple]:
     if case.program.module is not None:
         module(case.program.module, MODEL_INSTANCE)
     out += [(g.name, g.type.shape, g.type.dtype, "global") for g in case.program.globals if g.kind == "tensor"]
-    return out
+    return out + library_state_specs(case)
 
 
 def call_entry(case: Case, call) -> tuple:
@@ -138,6 +141,7 @@ def call_entry(case: Case, call) -> tuple:
         extra["requires_grad"] = grads
     if call.marks:
         extra["marks"] = call.marks
+    extra.update(call_extra(case, call))
     return (call.sizes, call.seed, extra) if extra else (call.sizes, call.seed)
 
 
@@ -362,12 +366,13 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     floor_eps = cast_floor_eps(case)
     stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": floor_eps,
                    "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case, floor_eps)}
+    stats.update(reach_stats(case, stats))
     timings = {"eager": 0.0, "compiled": 0.0}
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)
     stats["grad"] = "on" if grads else "none"
     failed = next((r.eager.error for r in records if r.eager.error), None)
-    if grads and failed is not None:
+    if grads and failed is not None and not caller_induced(case, records):
         # eager rejects the program with gradients (in backward, or an out= op refusing autograd):
         # in "auto" mode keep the forward checks without gradients, and count the rejection
         in_backward = failed[2].startswith("backward: ")
@@ -401,7 +406,7 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
     clock = _watch_compiles()
     patch = {"emulate_precision_casts": True} if options.strict_precision and \
         hasattr(inductor_config, "emulate_precision_casts") else {}
-    with inductor_config.patch(patch):
+    with inductor_config.patch(patch), dynamo_config(case):
         compiled = _compile(fn, case)
         before = graphs0 = _graph_count()
         captured0 = _captured_calls()
@@ -454,7 +459,7 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
     """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
     they could clear a mismatch."""
     obs = observe(case, options=options)
-    if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
+    if not obs.eager_valid and not caller_induced(case, obs.calls):  # why eager refused the program, for the event log's validity figures
         err = next(c.eager.error for c in obs.calls if c.eager.error is not None)
         obs.stats["eager_error"] = f"{err[0]}: {err[1]}"[:200]
         return obs, []

@@ -12,8 +12,8 @@ through one-line hooks:
 * ``dynamo_config(case)``: a context that sets the case's ``CompileSpec.config`` on
   ``torch._dynamo.config`` (names this torch lacks are skipped);
 * ``reach_stats(case, stats)``: stats for the oracles: ``special_calls`` (calls whose values
-  may hold special values, for the exact comparison), ``special_sign`` (the program's ops all
-  define the sign of a zero), ``special_casts`` (some float value is cast to an integer: its
+  may hold special values, for the exact comparison), ``special_sign_labels`` (the outputs
+  whose every producing op, back to the inputs, defines the sign of a zero), ``special_casts`` (some float value is cast to an integer: its
   result is undefined for NaN/inf); a caller autocast coarsens ``floor_eps``/``coarse_eps``
   to bfloat16 and widens ``reduce_n`` like an autocast region in the program does;
 * ``caller_induced(case, records)``: every eager failure is the caller's own action (a write
@@ -28,7 +28,7 @@ import functools
 import torch
 
 from fuzzcomp.generators.emit import MODEL_INSTANCE
-from fuzzcomp.generators.ir import Assign, Case, Ref, walk_program
+from fuzzcomp.generators.ir import Assign, Case, Mutate, Ref, Return, walk_program
 
 #: ops whose zero results may carry either sign (IEEE leaves max/min of +-0 open; selections
 #: and sorts of +-0 ties pick either): the sign of a zero is not judged in programs using them
@@ -80,6 +80,54 @@ def dynamo_config(case: Case):
         yield
 
 
+def _sign_open(text: str) -> bool:
+    return any(word in text for word in SIGN_OPEN)
+
+
+def sign_labels(case: Case) -> list[str]:
+    """Output labels whose value is built only by single assignments of sign-defining ops from
+    the inputs (nothing mutated, joined, looped or returned early on the way)."""
+    p = case.program
+    stmts = list(walk_program(p))
+    if any(isinstance(s, Return) for s in stmts):
+        return []
+    made: dict = {}
+    count: dict = {}
+    for s in stmts:
+        for name in _defined(s):
+            count[name] = count.get(name, 0) + 1
+        if isinstance(s, Assign):
+            made[s.out] = s
+    mutated = {s.target for s in stmts if isinstance(s, Mutate)}
+    inputs = {i.name for i in p.inputs}
+
+    @functools.lru_cache(maxsize=None)
+    def ok(name: str) -> bool:
+        if name in mutated:
+            return False
+        if name in inputs:
+            return True
+        s = made.get(name)
+        if s is None or count.get(name) != 1 or _sign_open(s.op + " " + s.template):
+            return False
+        return all(ok(a.name) for a in s.args if isinstance(a, Ref))
+
+    if p.out_kind == "single":
+        labels = ["output"]
+    elif p.out_kind == "dict":
+        labels = [f"output['o{i}']" for i in range(len(p.outputs))]
+    else:
+        labels = [f"output[{i}]" for i in range(len(p.outputs))]
+    return [lab for lab, name in zip(labels, p.outputs) if ok(name)]
+
+
+def _defined(s) -> list[str]:
+    out = getattr(s, "out", None)
+    names = [out] if isinstance(out, str) else []
+    names += [n for n, _t in getattr(s, "joins", ())] + [n for n, _t in getattr(s, "carried", ())]
+    return names
+
+
 def _casts_float_to_int(case: Case) -> bool:
     types: dict = {i.name: i.type for i in case.program.inputs}
     for s in walk_program(case.program):
@@ -100,8 +148,7 @@ def reach_stats(case: Case, stats: dict) -> dict:
         any(isinstance(s, Assign) and s.op == "const:tensor" for s in walk_program(p))
     if has_special:
         out["special_calls"] = list(range(len(case.calls)))
-        ops = [getattr(s, "op", "") + " " + getattr(s, "template", "") for s in walk_program(p)]
-        out["special_sign"] = not any(word in op for op in ops for word in SIGN_OPEN)
+        out["special_sign_labels"] = sign_labels(case)
         out["special_casts"] = _casts_float_to_int(case)
     if any("autocast" in getattr(c, "caller", ()) for c in case.calls):
         from .execute import reduce_n

@@ -96,3 +96,51 @@ def compile_config(ch: ChoiceStream, has_scalars: bool) -> tuple:
         return ()
     return (("capture_dynamic_output_shape_ops", ch.boolean(0.5)),
             ("capture_scalar_outputs", ch.boolean(0.5)))
+
+
+#: features of the reach capabilities (see ``reach_features``)
+REACH_FEATURES = (
+    "caller_autocast", "caller_deterministic", "caller_mutate_output", "caller_mutate_input",
+    "special_inputs", "const_graph", "nn_mha", "nn_encoder", "nn_layer_norm", "nn_batch_norm",
+    "nn_instance_norm", "nn_embedding", "nn_embedding_bag", "nn_eval", "nn_train", "nn_eval_no_grad",
+    "set_grad_enabled_inside", "deterministic_inside", "default_dtype_inside", "global_rebound",
+    "scalar_item", "scalar_tolist", "dd_nonzero", "dd_masked_select", "dd_unique",
+    "capture_scalar_outputs", "capture_dynamic_output_shape_ops",
+)
+_OP_FEATURES = {
+    "const:tensor": "const_graph", "state:set_grad_enabled": "set_grad_enabled_inside",
+    "state:use_deterministic_algorithms": "deterministic_inside",
+    "state:set_default_dtype": "default_dtype_inside", "state:rebind_global": "global_rebound",
+    "dds:item": "scalar_item", "dds:item_float": "scalar_item", "dds:tolist": "scalar_tolist",
+    "dds:nonzero": "dd_nonzero", "dds:masked_select": "dd_masked_select", "dds:unique": "dd_unique",
+}
+
+
+def reach_features(case) -> set[str]:
+    from .ir import walk_program
+    f: set[str] = set()
+    for s in walk_program(case.program):
+        op = getattr(s, "op", "")
+        if op in _OP_FEATURES:
+            f.add(_OP_FEATURES[op])
+    m = case.program.module
+    library = getattr(m, "library", ()) if m is not None else ()
+    for _attr, ctor in library:
+        name = ctor.split("(")[0].rsplit(".", 1)[-1]
+        f.add({"MultiheadAttention": "nn_mha", "TransformerEncoderLayer": "nn_encoder", "LayerNorm": "nn_layer_norm",
+               "BatchNorm1d": "nn_batch_norm", "InstanceNorm1d": "nn_instance_norm", "Embedding": "nn_embedding",
+               "EmbeddingBag": "nn_embedding_bag"}[name])
+    if any(i.special for i in case.program.inputs):
+        f.add("special_inputs")
+    for c in case.calls:
+        for a in c.caller:
+            if a in CALLER_ACTIONS:
+                f.add("caller_" + a)
+        if library:
+            f.add("nn_eval" if "eval" in c.caller else "nn_train")
+            if "eval" in c.caller and c.grad_mode != "grad":
+                f.add("nn_eval_no_grad")
+    for name, on in case.compile.config:
+        if on:
+            f.add(name)
+    return f

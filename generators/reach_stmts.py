@@ -68,8 +68,8 @@ def global_state(ch: ChoiceStream, scope: Scope, ctx) -> bool:
         return True
     g = f"GR{len([q for q in ctx.rebound])}"
     ctx.rebound.append(Global(g, "rebound"))
-    tmpl = ch.choice((f"global {g}; {g} = {{0}} * 2", f"global {g}; {g} = {{0}}.shape[0] + 1",
-                      f"global {g}; {g} = ({{0}}, {{0}}.sum())"))
+    tmpl = ch.choice((f"global {g}; {g} = {{0}}.detach() * 2", f"global {g}; {g} = {{0}}.shape[0] + 1",
+                      f"global {g}; {g} = ({{0}}.detach(), {{0}}.detach().sum())"))
     scope.stmts.append(Mutate("", "state:rebind_global", tmpl, (Ref(x.name),)))
     return True
 
@@ -77,17 +77,19 @@ def global_state(ch: ChoiceStream, scope: Scope, ctx) -> bool:
 def scalars(ch: ChoiceStream, scope: Scope, ctx) -> bool:
     """A scalar read into Python (.item(), .tolist()) or a data-dependent shape (nonzero,
     masked_select, unique), fed onward into a typed value or returned."""
-    a = scope.pick(lambda v: v.type.rank >= 1 and not v.name.startswith("self."))
+    kind = ch.weighted(("item_int", "item_float", "tolist", "nonzero", "masked_select", "unique"),
+                       (2, 1.5, 1.5, 2, 2, 2))
+    a = None
+    if kind == "tolist":  # integers: exact Python sums
+        a = scope.pick(lambda v: v.type.rank >= 1 and not v.type.is_float and not v.name.startswith("self."))
+        if a is None:
+            kind = "item_int"
+    if a is None:
+        a = scope.pick(lambda v: v.type.rank >= 1 and not v.name.startswith("self."))
     b = scope.pick(lambda v: v.type.is_float and not v.name.startswith("self."))
     if a is None:
         return False
     t = Lit(0 if not a.type.is_float else ch.choice((0.25, -0.5, 1.0)))
-    kind = ch.weighted(("item_int", "item_float", "tolist", "nonzero", "masked_select", "unique"),
-                       (2, 1.5, 1, 2, 2, 1.5))
-    if kind == "unique" and a.type.is_float:
-        kind = "masked_select"  # unique of NaNs is not a stable contract; integers only
-    if kind == "tolist" and a.type.is_float:
-        kind = "item_int"
     if kind in ("item_float", "item_int", "tolist") and b is None:
         kind = "nonzero"
     if kind == "item_int":
@@ -100,7 +102,8 @@ def scalars(ch: ChoiceStream, scope: Scope, ctx) -> bool:
         return scope.assign("dds:tolist", "{1} + sum({0}.flatten()[:3].tolist())",
                             (Ref(a.name), Ref(b.name)), b.type, b.bound + 3 * a.bound) is not None
     tmpl = {"nonzero": "torch.nonzero({0} > {1})", "masked_select": "torch.masked_select({0}, {0} > {1})",
-            "unique": "torch.unique({0})"}[kind]
+            # unique of NaNs is no stable contract: floats go through nan_to_num first
+            "unique": "torch.unique(torch.nan_to_num({0}))" if a.type.is_float else "torch.unique({0})"}[kind]
     name = scope.fresh()
     dd = TensorType(("?",) if kind != "nonzero" else ("?", a.type.rank),
                     "int64" if kind == "nonzero" else a.type.dtype)
@@ -131,7 +134,13 @@ LIBRARY_WEIGHTS = (2, 1.5, 0.7, 1, 1.5, 0.7, 1, 1.2)
 
 
 def library_module(ch: ChoiceStream, scope: Scope, ctx) -> bool:
-    kind = ch.weighted(tuple(LIBRARY), LIBRARY_WEIGHTS)
+    for _attempt in range(4):
+        if _library_module(ch, scope, ctx, ch.weighted(tuple(LIBRARY), LIBRARY_WEIGHTS)):
+            return True
+    return False
+
+
+def _library_module(ch: ChoiceStream, scope: Scope, ctx, kind: str) -> bool:
     ctor, wpath, call = LIBRARY[kind]
     attr = f"lib{len(ctx.library)}"
     if kind.startswith("embedding"):
@@ -167,4 +176,14 @@ def library_module(ch: ChoiceStream, scope: Scope, ctx) -> bool:
     return True
 
 
-BUILDERS = {"constants": constants, "gstate": global_state, "scalars": scalars, "nnlib": library_module}
+def caller_matmul(ch: ChoiceStream, scope: Scope, ctx) -> bool:
+    """A product the caller's autocast changes (CPU autocast lowers matmul to bfloat16)."""
+    x = scope.pick(lambda v: v.type.dtype == "float32" and v.type.rank >= 2 and not v.name.startswith("self."))
+    if x is None:
+        return False
+    t = TensorType(x.type.shape[:-1] + (x.type.shape[-2],), "float32")
+    return scope.assign("autocast:caller_matmul", "torch.tanh(torch.matmul({0}, {0}.transpose(-1, -2)))",
+                        (Ref(x.name),), t, 1.0) is not None
+
+
+BUILDERS = {"caller": caller_matmul, "constants": constants, "gstate": global_state, "scalars": scalars, "nnlib": library_module}

@@ -13,8 +13,8 @@ is deterministic (eager and eager-again agree bitwise):
   overflowed, fp64 did not) nothing is judged: compiled may legitimately keep more range.
   Without an fp64 run nothing non-finite is judged.
 * Sign of zero. Only where eager, eager-again and the fp64 run are all exactly zero with the
-  same sign bit, and only when ``obs.stats["special_sign"]`` says every op of the program
-  defines the sign of a zero result (IEEE max/min, clamps, selections and sorts of +-0 ties,
+  same sign bit, and only for the values ``obs.stats["special_sign_labels"]`` lists: outputs
+  built only by ops that define the sign of a zero result (IEEE max/min, clamps, selections and sorts of +-0 ties,
   reductions and fused arithmetic may give either zero, and PyTorch maintainers do not accept
   those as bugs; a flipped zero from arithmetic that defines it, such as ``neg``, ``mul``,
   ``div`` or ``copysign``, changes ``1/x``, ``atan2`` and ``copysign`` downstream and is).
@@ -85,7 +85,7 @@ def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
     calls = set(obs.stats.get("special_calls") or ())
     if not calls:
         return verdicts
-    sign = bool(obs.stats.get("special_sign"))
+    sign_labels = set(obs.stats.get("special_sign_labels") or ())
     casts = bool(obs.stats.get("special_casts"))
     sums = int(obs.stats.get("reduce_n", 1)) > 1
     kept = []
@@ -109,7 +109,7 @@ def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
                 continue
             r = ref[i] if ref is not None and i < len(ref) else None
             status, reason = compare_special(rec.eager.values[i], rec.eager_again.values[i], r,
-                                             rec.compiled.values[i], sign)
+                                             rec.compiled.values[i], label in sign_labels)
             if status == "mismatch":
                 kept.append(Verdict(_symptom(label), "unknown", "exact-special", f"{label}: {reason}", k, label))
     return kept

@@ -10,7 +10,8 @@ through one-line hooks:
   fp64 run and reports buffers after the call; running variances stay positive);
 * ``call_extra(case, call)``: the call-table keys for ``caller`` actions and ``rebound`` globals;
 * ``dynamo_config(case)``: a context that sets the case's ``CompileSpec.config`` on
-  ``torch._dynamo.config`` (names this torch lacks are skipped);
+  ``torch._dynamo.config`` (names this torch lacks are skipped); ``config_lines(case)`` is the
+  same as source lines for a repro file;
 * ``reach_stats(case, stats)``: stats for the oracles: ``special_calls`` (calls whose values
   may hold special values, for the exact comparison), ``special_sign_labels`` (the outputs
   whose every producing op, back to the inputs, defines the sign of a zero), ``special_casts`` (some float value is cast to an integer: its
@@ -126,6 +127,15 @@ def _defined(s) -> list[str]:
     names = [out] if isinstance(out, str) else []
     names += [n for n, _t in getattr(s, "joins", ())] + [n for n, _t in getattr(s, "carried", ())]
     return names
+
+
+def config_lines(case: Case) -> str:
+    """Source lines a repro file sets the case's dynamo config with (empty when it has none)."""
+    items = tuple(getattr(case.compile, "config", ()))
+    if not items:
+        return ""
+    return "import torch._dynamo.config\n" + "".join(
+        f"torch._dynamo.config.{k} = {v!r}  # the case's compile config\n" for k, v in items)
 
 
 def _casts_float_to_int(case: Case) -> bool:

@@ -366,7 +366,6 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     floor_eps = cast_floor_eps(case)
     stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": floor_eps,
                    "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case, floor_eps)}
-    stats.update(reach_stats(case, stats))
     timings = {"eager": 0.0, "compiled": 0.0}
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)
@@ -385,6 +384,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
                 runner, records = plain, retry
                 stats["grad_inputs"] = []
                 stats["reduce_n"] = reduce_n(case, False)
+    stats.update(reach_stats(case, stats))  # special values, caller autocast, library modules
     if case.compile.device != "cpu" and options.cross_device:
         for rec, call in zip(records, case.calls):
             if rec.eager.error is None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 Dim = Union[int, str]  # a literal size, or the name of a symbolic size
+#: the dim of a value whose size depends on data (nonzero, masked_select, unique): no static size
+DATA_DEPENDENT = "?"
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 INT_DTYPES = ("int8", "uint8", "int16", "int32", "int64")

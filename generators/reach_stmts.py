@@ -12,7 +12,7 @@ float32 results; their parameters and buffers are loaded by the runtime like mod
 from __future__ import annotations
 
 from .choices import ChoiceStream
-from .ir import Assign, Global, Lit, Mutate, Ref, TensorType
+from .ir import DATA_DEPENDENT, Assign, Global, Lit, Mutate, Ref, TensorType
 from .scope import Scope
 
 E = 8   # feature width of every library module
@@ -105,7 +105,7 @@ def scalars(ch: ChoiceStream, scope: Scope, ctx) -> bool:
             # unique of NaNs is no stable contract: floats go through nan_to_num first
             "unique": "torch.unique(torch.nan_to_num({0}))" if a.type.is_float else "torch.unique({0})"}[kind]
     name = scope.fresh()
-    dd = TensorType(("?",) if kind != "nonzero" else ("?", a.type.rank),
+    dd = TensorType((DATA_DEPENDENT,) if kind != "nonzero" else (DATA_DEPENDENT, a.type.rank),
                     "int64" if kind == "nonzero" else a.type.dtype)
     scope.stmts.append(Assign(name, f"dds:{kind}", tmpl, (Ref(a.name), t) if kind != "unique" else (Ref(a.name),),
                               dd))

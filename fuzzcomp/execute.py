@@ -384,7 +384,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
                 runner, records = plain, retry
                 stats["grad_inputs"] = []
                 stats["reduce_n"] = reduce_n(case, False)
-    stats.update(reach_stats(case, stats))  # special values, caller autocast, library modules
+    stats.update(reach_stats(case, stats, records))  # special values, caller actions, library modules
     if case.compile.device != "cpu" and options.cross_device:
         for rec, call in zip(records, case.calls):
             if rec.eager.error is None:
@@ -459,7 +459,7 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
     """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
     they could clear a mismatch."""
     obs = observe(case, options=options)
-    if not obs.eager_valid and not caller_induced(case, obs.calls):  # why eager refused the program, for the event log's validity figures
+    if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
         err = next(c.eager.error for c in obs.calls if c.eager.error is not None)
         obs.stats["eager_error"] = f"{err[0]}: {err[1]}"[:200]
         return obs, []

@@ -17,6 +17,7 @@ through one-line hooks:
   whose every producing op, back to the inputs, defines the sign of a zero), ``special_casts`` (some float value is cast to an integer: its
   result is undefined for NaN/inf); a caller autocast coarsens ``floor_eps``/``coarse_eps``
   to bfloat16 and widens ``reduce_n`` like an autocast region in the program does;
+  ``caller_induced`` (see below) makes ``Observation.eager_valid`` true;
 * ``caller_induced(case, records)``: every eager failure is the caller's own action (a write
   after the call, or the backward after it), so the case is judged on crash parity instead of
   being dropped as eager-invalid or losing its gradients.
@@ -151,8 +152,10 @@ def _casts_float_to_int(case: Case) -> bool:
     return False
 
 
-def reach_stats(case: Case, stats: dict) -> dict:
+def reach_stats(case: Case, stats: dict, records=()) -> dict:
     out: dict = {}
+    if caller_induced(case, records):
+        out["caller_induced"] = True
     p = case.program
     has_special = any(getattr(i, "special", False) for i in p.inputs) or \
         any(isinstance(s, Assign) and s.op == "const:tensor" for s in walk_program(p))

@@ -47,6 +47,7 @@ from fuzzcomp.oracles.verdict import Verdict
 
 from .backends import resolve_backend
 from .ladder import LADDER, bisect_inductor, localise, same_symptom  # noqa: F401  (re-exported)
+from .reach_glue import caller_induced, call_extra, dynamo_config, input_info, library_state_specs, reach_stats
 from .recompiles import max_compile_events
 from .runtime import load_state, make_inputs, run_call, run_scheduled
 
@@ -105,6 +106,8 @@ def input_specs(case: Case) -> list[tuple]:
             spec += ({"kind": i.kind},)
         elif i.kind == "alias":
             spec += ({"kind": "alias", "of": names.index(i.alias_of), "view": i.view},)
+        elif input_info(i):
+            spec += (input_info(i),)
         specs.append(spec)
     return specs
 
@@ -122,7 +125,7 @@ def state_specs(case: Case) -> list[tuple]:
     if case.program.module is not None:
         module(case.program.module, MODEL_INSTANCE)
     out += [(g.name, g.type.shape, g.type.dtype, "global") for g in case.program.globals if g.kind == "tensor"]
-    return out
+    return out + library_state_specs(case)
 
 
 def call_entry(case: Case, call) -> tuple:
@@ -142,6 +145,7 @@ def call_entry(case: Case, call) -> tuple:
         extra["requires_grad"] = grads
     if call.marks:
         extra["marks"] = call.marks
+    extra.update(call_extra(case, call))
     return (call.sizes, call.seed, extra) if extra else (call.sizes, call.seed)
 
 
@@ -409,7 +413,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     records = _eager_pass(fn, case, runner)
     stats["grad"] = "on" if grads else "none"
     failed = next((r.eager.error for r in records if r.eager.error), None)
-    if grads and failed is not None:
+    if grads and failed is not None and not caller_induced(case, records):
         # eager rejects the program with gradients (in backward, or an out= op refusing autograd):
         # in "auto" mode keep the forward checks without gradients, and count the rejection
         in_backward = failed[2].startswith("backward: ")
@@ -425,6 +429,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     overlapping = overlapping_writes(case, options, namespace)
     if overlapping:
         stats["overlapping_writes"] = overlapping
+    stats.update(reach_stats(case, stats, records))  # special values, caller actions, library modules
     if case.compile.device != "cpu" and options.cross_device:
         for rec, call in zip(records, case.calls):
             if rec.eager.error is None:
@@ -446,7 +451,7 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
     clock = _watch_compiles()
     patch = {"emulate_precision_casts": True} if options.strict_precision and \
         hasattr(inductor_config, "emulate_precision_casts") else {}
-    with inductor_config.patch(patch):
+    with inductor_config.patch(patch), dynamo_config(case):
         compiled = _compile(fn, case)
         before = graphs0 = _graph_count()
         captured0 = _captured_calls()

@@ -157,3 +157,92 @@ def forget_graphs(gm: torch.fx.GraphModule, example_inputs):
         torch._dynamo.reset()
         return out
     return run
+
+
+# ---- faults only the reach capabilities can trigger ------------------------------------------
+def ignore_caller_autocast(gm: torch.fx.GraphModule, example_inputs):
+    """Runs the graph with the caller's autocast switched off (autocast regions inside the
+    program are nodes of the graph and still apply): outputs keep float32 where eager's are bf16."""
+    def run(*args):
+        with torch.autocast("cpu", enabled=False):
+            return gm(*args)
+    return run
+
+
+def flip_negative_zero(gm: torch.fx.GraphModule, example_inputs):
+    """Float outputs holding -0.0 come back with +0.0 there (other outputs are untouched)."""
+    def fix(o):
+        if isinstance(o, torch.Tensor) and o.dtype.is_floating_point:
+            neg0 = (o == 0) & o.signbit()
+            if bool(neg0.any()):
+                return torch.where(neg0, torch.zeros_like(o), o)
+        return o
+
+    def run(*args):
+        outs = gm(*args)
+        return type(outs)(fix(o) for o in outs) if isinstance(outs, (tuple, list)) else fix(outs)
+    return run
+
+
+def _library_targets():
+    import torch.nn.functional as F
+    names = [(torch, "_transformer_encoder_layer_fwd"), (torch, "_native_multi_head_attention"),
+             (F, "multi_head_attention_forward"), (F, "batch_norm"), (F, "instance_norm"),
+             (F, "embedding_bag"), (torch, "batch_norm"), (torch, "embedding_bag")]
+    return {getattr(m, n) for m, n in names if hasattr(m, n)}
+
+
+def perturb_library_kernels(gm: torch.fx.GraphModule, example_inputs):
+    """The first float result of torch.nn library kernels (the transformer fast path, attention,
+    batch/instance norm with running stats, embedding_bag) comes back 0.1% too large."""
+    targets = _library_targets()
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target not in targets:
+            continue
+        val = node.meta.get("example_value")
+        if isinstance(val, (tuple, list)):  # multi-output kernels: bump the first getitem user
+            users = [u for u in node.users if u.target is operator.getitem and u.args[1] == 0]
+            if not users or not _is_float_node(users[0]):
+                continue
+            node = users[0]
+        elif not _is_float_node(node):
+            continue
+        with gm.graph.inserting_after(node):
+            bumped = gm.graph.call_function(torch.mul, (node, 1.001))
+        node.replace_all_uses_with(bumped, delete_user_cb=lambda user: user is not bumped)
+    gm.graph.lint()
+    gm.recompile()
+    return gm.forward
+
+
+def drop_grad_mode_change(gm: torch.fx.GraphModule, example_inputs):
+    """Grad-mode switches recorded inside the graph are dropped: what the program computes after
+    ``torch.set_grad_enabled(False)`` still records autograd history."""
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and node.target is torch._C._set_grad_enabled:
+            gm.graph.erase_node(node)
+    gm.graph.lint()
+    gm.recompile()
+    return gm.forward
+
+
+def miscompute_after_item(gm: torch.fx.GraphModule, example_inputs):
+    """Graphs that read a scalar out of a tensor (``.item()``, captured with
+    capture_scalar_outputs) or make a data-dependent shape (nonzero, masked_select, unique,
+    captured with capture_dynamic_output_shape_ops) return float outputs 0.1% too large and
+    integer outputs off by one."""
+    dd = {torch.nonzero, torch.masked_select, torch.unique}
+    hit = any(n.op == "call_method" and n.target in ("item", "tolist", "nonzero")
+              or n.op == "call_function" and n.target in dd for n in gm.graph.nodes)
+    if not hit:
+        return gm.forward
+
+    def bump(o):
+        if isinstance(o, torch.Tensor) and not o.dtype.is_complex and o.dtype != torch.bool:
+            return o * 1.001 if o.dtype.is_floating_point else o + 1
+        return o
+
+    def run(*args):
+        outs = gm(*args)
+        return type(outs)(bump(o) for o in outs) if isinstance(outs, (tuple, list)) else bump(outs)
+    return run

@@ -25,13 +25,15 @@ def _call_key(call) -> tuple:
     (scalar arguments and globals are specialised, grad mode and requires_grad are guarded)."""
     return (call.sizes,) + tuple(getattr(call, f, None) for f in
                                  ("scalars", "globals", "grad_mode", "inference_inputs",
-                                  "requires_grad", "marks"))
+                                  "requires_grad", "marks", "caller"))
 
 
 def _data_dependent(case: Case) -> bool:
     """A branch on tensor data or a scalar graph-breaks: a call taking a branch no earlier call
     took compiles the resumed code, whatever its sizes."""
-    return any(isinstance(s, If) and not isinstance(s.cond, SizeCond) for s in walk_program(case.program))
+    # scalars read into Python (.item(), .tolist(), data-dependent sizes) are specialised the same way
+    return any(isinstance(s, If) and not isinstance(s.cond, SizeCond) or getattr(s, "op", "").startswith("dds:")
+               for s in walk_program(case.program))
 
 
 def max_compile_events(case: Case) -> int:

@@ -29,6 +29,7 @@ from fuzzcomp.oracles import fp64rule
 
 from . import runtime
 from .execute import PERTURB_DRAWS, PERTURB_EPS, call_entry, input_specs, state_specs
+from .reach_glue import config_lines
 from .triage import BucketKey
 
 _MAIN = '''
@@ -244,7 +245,7 @@ import torch._inductor.config
 {imp}
 torch._inductor.config.fallback_random = True
 torch.set_num_threads(1)  # as the campaign's workers ran: parallel reductions sum in another order
-
+{config_lines(case)}
 '''
     body = f'''
 

@@ -42,12 +42,27 @@ def _base_values(shape, dtype, seed, perturb, draw):
     return torch.randint(lo, 9, shape, generator=g).to(dt)
 
 
+def salt_special(t, seed):
+    """About a third of the elements of a float tensor replaced (seeded) by special values:
+    NaN, +-inf, -0.0, +0.0, +-the largest finite value, the smallest normal and a subnormal."""
+    if t.numel() == 0 or not t.dtype.is_floating_point:
+        return t
+    fi = torch.finfo(t.dtype)
+    pool = torch.tensor([math.nan, math.inf, -math.inf, -0.0, 0.0, fi.max, -fi.max, fi.tiny, -fi.tiny / 8],
+                        dtype=torch.float64).to(t.dtype)
+    g = torch.Generator().manual_seed(seed * 7 + 5)
+    pick = torch.rand(t.shape, generator=g) < 0.3
+    idx = torch.randint(0, len(pool), t.shape, generator=g)
+    return torch.where(pick, pool[idx], t)
+
+
 def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=False, perturb=0.0,
-               draw=0):
+               draw=0, special=False):
     """A tensor of ``shape``/``dtype`` with seeded values and the given memory layout.
 
     upcast: float tensors become float64 holding the same values (the fp64 reference).
     perturb: relative noise of ``perturb`` machine epsilons on float values (``draw`` picks the noise).
+    special: float values salted with special values (``salt_special``).
     """
     shape = tuple(shape)
     base_shape = list(shape)
@@ -60,6 +75,8 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
     elif layout == "offset":
         base_shape = [math.prod(shape) + 3]
     base = _base_values(tuple(base_shape), dtype, seed, perturb, draw)
+    if special:
+        base = salt_special(base, seed)
     if upcast and base.dtype.is_floating_point:
         base = base.to(torch.float64)
     base = base.to(device)
@@ -111,7 +128,8 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
                 out.append(elems if kind == "list" else tuple(elems) if kind == "tuple"
                            else {f"k{j}": e for j, e in enumerate(elems)})
                 continue
-            out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw))
+            out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw,
+                                  special=info.get("special", False)))
     names = [spec[0] for spec in specs]
     for name in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(requires_grad)):
         x = out[names.index(name)] if name in names else None
@@ -153,6 +171,8 @@ def load_state(namespace, state_specs, sizes, seed, call_extra=None, device="cpu
     for i, (path, shape, dtype, kind) in enumerate(state_specs):
         concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
         t = make_input(concrete, dtype, "contiguous", seed * 31 + 1009 + i, device, upcast, perturb, draw)
+        if kind == "buffer_var":  # a running variance: positive
+            t = t.abs() + 0.5
         if kind == "global":
             namespace[path] = t
             continue
@@ -178,7 +198,7 @@ def load_state(namespace, state_specs, sizes, seed, call_extra=None, device="cpu
 def state_after(namespace, state_specs):
     """(label, value) of every buffer and tensor global, read after a call."""
     return [(f"{kind} {path} after call", _resolve(namespace, path))
-            for path, _shape, _dtype, kind in state_specs if kind in ("buffer", "global")]
+            for path, _shape, _dtype, kind in state_specs if kind.startswith("buffer") or kind == "global"]
 
 
 def _flatten(obj, prefix, values, labels):
@@ -219,37 +239,117 @@ def _history(x):
         and not x.is_leaf
 
 
-def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliases=False, grad=False):
+def global_state():
+    """The torch globals a call may change: grad mode, deterministic algorithms, default dtype."""
+    return (torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(), torch.get_default_dtype())
+
+
+def restore_global_state(state):
+    torch.set_grad_enabled(state[0])
+    torch.use_deterministic_algorithms(state[1], warn_only=state[2])
+    torch.set_default_dtype(state[3])
+
+
+def _caller_context(grad_mode, caller, inputs):
+    """The contexts the caller sets around the call: grad mode, autocast, deterministic."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(_GRAD_MODES.get(grad_mode, contextlib.nullcontext)())
+    if "autocast" in caller:
+        dev = next((x.device.type for x in inputs if isinstance(x, torch.Tensor)), "cpu")
+        stack.enter_context(torch.autocast(dev, dtype=torch.bfloat16))
+    if "deterministic" in caller:
+        prev = global_state()
+        torch.use_deterministic_algorithms(True)
+        stack.callback(restore_global_state, prev)
+    return stack
+
+
+def _overlaps(t):
+    check = getattr(torch, "_debug_has_internal_overlap", None)
+    return check is not None and check(t) == 1
+
+
+def _caller_mutations(result, inputs, names, caller, values, labels):
+    """The caller's writes after the call: the first float output (then the inputs are read
+    again, seeing it through any alias), or the first float input (between forward and backward)."""
+    if "mutate_output" in caller:
+        outs = [t for t in _tensors(result, []) if t.dtype.is_floating_point]
+        if outs and not _overlaps(outs[0]):
+            outs[0].mul_(2)
+            for name, x in zip(names, inputs):
+                _flatten(x, f"input {name} after output mutation", values, labels)
+    if "mutate_input" in caller:
+        xs = [x for x in inputs if isinstance(x, torch.Tensor) and x.dtype.is_floating_point]
+        if xs and not _overlaps(xs[0]):
+            with torch.no_grad():
+                xs[0].mul_(2)
+
+
+def output_meta(result, inputs):
+    """[(label, description)] per output tensor: requires_grad, is_leaf, inference, and for an
+    output sharing storage with an input, whether it is a view (in-place writes through it reach
+    the input, and autograd treats it as one)."""
+    keys = {_storage_key(x) for x in inputs if isinstance(x, torch.Tensor)} - {None}
+    out = []
+    for i, t in enumerate(_tensors(result, [])):
+        shares = _storage_key(t) in keys
+        out.append((f"alias meta of output tensor {i}",
+                    f"requires_grad={t.requires_grad} leaf={t.is_leaf} inference={t.is_inference()}"
+                    + (f" view={t._is_view()}" if shares else "")))
+    return out
+
+
+def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliases=False, grad=False,
+             caller=()):
     """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call.
 
     grad_mode: grad | no_grad | inference (the call runs under that mode); after: optional
     zero-argument callable giving extra (label, value) pairs to report after the call.
-    aliases: also record, per output tensor, which inputs it shares storage with.
+    aliases: also record, per output tensor, which inputs it shares storage with, and its
+    autograd metadata (``output_meta``).
     grad: also run backward (``backward_weights``) and record the grad of every input that
     requires grad. An error in backward is the call's error: parity covers the whole call.
     The loss reaches every output and every input or state tensor the call left with autograd
     history (mutated in place with a value that requires grad).
+    caller: actions of the caller around the call (autocast, deterministic, mutate_output,
+    mutate_input). The torch globals after the call are reported (``state torch globals after
+    call``) and then restored, so one call never leaks into the next.
     """
     for x in inputs:  # grads are the call's own, as after zero_grad(set_to_none=True)
         if isinstance(x, torch.Tensor) and x.is_leaf and x.grad is not None:
             x.grad = None
     torch.manual_seed(rng_seed)
-    try:
-        with _GRAD_MODES.get(grad_mode, contextlib.nullcontext)():
-            result = fn(*inputs)
-    except Exception as e:  # the program's own failure is data, not a harness error
-        return Outcome([], [], _error(e))
+    saved = global_state()
     values, labels = [], []
-    _flatten(result, "output", values, labels)
-    for name, x in zip(names, inputs):
-        _flatten(x, f"input {name} after call", values, labels)
-    state = list(after()) if after is not None else []
-    for label, x in state:
-        _flatten(x, label, values, labels)
-    if aliases:
-        for label, rel in alias_relations(result, inputs, names):
-            values.append(rel)
-            labels.append(label)
+    state = []
+    try:
+        try:
+            with _caller_context(grad_mode, caller, inputs):
+                result = fn(*inputs)
+                gstate = global_state()
+        except Exception as e:  # the program's own failure is data, not a harness error
+            return Outcome([], [], _error(e))
+        _flatten(result, "output", values, labels)
+        for name, x in zip(names, inputs):
+            _flatten(x, f"input {name} after call", values, labels)
+        state = list(after()) if after is not None else []
+        for label, x in state:
+            _flatten(x, label, values, labels)
+        values.append("grad={} deterministic={} warn_only={} default_dtype={}".format(*gstate))
+        labels.append("state torch globals after call")
+        if aliases:
+            for label, rel in alias_relations(result, inputs, names) + output_meta(result, inputs):
+                values.append(rel)
+                labels.append(label)
+    finally:
+        restore_global_state(saved)
+    if caller:
+        try:
+            with _caller_context(grad_mode, (), inputs):
+                _caller_mutations(result, inputs, names, caller, values, labels)
+        except Exception as e:
+            return Outcome([], [], _error(e, "caller: "))
     leaves = [isinstance(x, torch.Tensor) and x.is_leaf and x.requires_grad for x in inputs]
     mutated = [x for x in _tensors(list(inputs) + [v for _, v in state], []) if _history(x)]
     # backward runs whenever an output carries grad (inputs or module parameters): compiled code
@@ -271,18 +371,31 @@ def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu
     """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``.
 
     step_begin: start a new CUDA-graph step first, as a training loop does between iterations
-    (outputs are cloned as soon as the call returns, before the next replay can reuse them)."""
+    (outputs are cloned as soon as the call returns, before the next replay can reuse them).
+    extra may also hold ``caller`` (actions around the call; ``eval`` puts ``MODEL`` in eval
+    mode, else it is in train mode) and ``rebound`` (globals the program rebinds: None before
+    the call, reported after it)."""
     sizes, seed = entry[0], entry[1]
     extra = entry[2] if len(entry) > 2 else {}
     env = dict(zip(symbols, sizes))
     load_state(namespace, state_specs, env, seed, extra, device, upcast, perturb, draw)
+    caller = tuple(extra.get("caller", ()))
+    if isinstance(namespace.get("MODEL"), torch.nn.Module):
+        namespace["MODEL"].train("eval" not in caller)
+    rebound = tuple(extra.get("rebound", ()))
+    for name in rebound:
+        namespace[name] = None
     inputs = make_inputs(specs, env, seed, device, upcast, perturb, draw, call_extra=extra,
                          requires_grad=requires_grad)
-    after = (lambda: state_after(namespace, state_specs)) if state_specs else None
+    after = None
+    if state_specs or rebound:
+        def after():
+            return state_after(namespace, state_specs) + [(f"state global {n} after call", namespace[n])
+                                                          for n in rebound]
     if step_begin:
         mark_step_begin()
     return run_call(fn, inputs, [spec[0] for spec in specs], seed, extra.get("grad_mode", "grad"), after,
-                    aliases=aliases, grad=grad)
+                    aliases=aliases, grad=grad, caller=caller)
 
 
 def mark_step_begin():

@@ -11,15 +11,16 @@ import functools
 
 from dataclasses import dataclass
 
-from . import structure
+from . import reach, structure
 from .choices import ChoiceStream
 from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
+from .reach_stmts import BUILDERS as REACH_BUILDERS
 from .registry import REGISTRY, op_filter_mask
 from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re-exported)
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
 
-GENERATOR_VERSION = "0.6"
+GENERATOR_VERSION = "0.7"
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths
@@ -50,6 +51,10 @@ class GenConfig:
     ops: tuple = ()
     families: tuple = ()
     exclude: tuple = ()
+    # capability weights (generators.reach.CAPABILITIES): (name, weight) overrides, and
+    # capabilities every case gets (a test or campaign that aims at one capability)
+    reach_weights: tuple = ()
+    force: tuple = ()
 
     @classmethod
     def for_device(cls, device: str, **overrides) -> "GenConfig":
@@ -94,22 +99,36 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
     inputs += structure.extra_inputs(ch, scope, inputs, ctx)
     structure.setup_state(ch, scope, inputs, ctx)
+    caps = reach.plan(ch, reach.weights_of(cfg.reach_weights), cfg.force)
+    if "special" in caps:
+        inputs = reach.special_inputs(ch, inputs)
     n_stmts = ch.integer(2, cfg.max_stmts)
-    for _ in range(n_stmts):
+    # each body capability goes in once, after a drawn statement (later ones run under its change)
+    at = {name: ch.integer(0, n_stmts - 1) for name in sorted(caps) if name in REACH_BUILDERS}
+    for j in range(n_stmts):
         if ch.boolean(cfg.p_struct):
             structure.structure_stmt(ch, scope, ctx)
         else:
             one_stmt(ch, scope)
+        for name in sorted(n for n, k in at.items() if k == j):
+            REACH_BUILDERS[name](ch, scope, ctx)
     outputs = _outputs(ch, scope)
     out_kind = ctx.out_kind
     if out_kind == "single":  # early returns were drawn for one value too
         outputs = outputs[:1]
+    else:
+        outputs += tuple(n for n in ctx.extra_outputs if n not in outputs)
     program = Program(tuple(inputs), tuple(scope.stmts), outputs, symbols,
                       helpers=tuple(h.fn for h in ctx.helpers) + tuple(ctx.cond_fns),
-                      module=structure.module_def(ctx, scope.stmts), globals=tuple(ctx.globals), out_kind=out_kind)
+                      module=structure.module_def(ctx, scope.stmts),
+                      globals=tuple(ctx.globals) + tuple(ctx.rebound), out_kind=out_kind)
     dynamic = ch.choice((None, None, True, False))
-    calls = make_calls(ch, program, symbols, sizes, n_calls, ctx, tainted_sources(program), dynamic)
-    return Case(program, calls, CompileSpec(dynamic=dynamic), seed, GENERATOR_VERSION)
+    mutated = tainted_sources(program)
+    calls = make_calls(ch, program, symbols, sizes, n_calls, ctx, mutated, dynamic)
+    from .schedule import grad_candidates
+    calls = reach.finish_calls(ch, calls, caps, bool(ctx.library), grad_candidates(program, mutated))
+    config = reach.compile_config(ch, any(getattr(s, "op", "").startswith("dds:") for s in scope.stmts))
+    return Case(program, calls, CompileSpec(dynamic=dynamic, config=config), seed, GENERATOR_VERSION)
 
 
 def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Input]:

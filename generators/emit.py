@@ -123,6 +123,8 @@ def _module_class(m: ModuleDef, forward_lines: list[str]) -> list[str]:
             lines.append(f"{INDENT * 2}self.register_buffer({st.name!r}, {_tensor_ctor(st.type)})")
     for attr, sub in m.submodules:
         lines.append(f"{INDENT * 2}self.{attr} = {sub.cls}()")
+    for attr, ctor in m.library:
+        lines.append(f"{INDENT * 2}self.{attr} = {ctor}")
     return lines + [""] + forward_lines + ["", ""]
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 Dim = Union[int, str]  # a literal size, or the name of a symbolic size
+#: the dim of a value whose size depends on data (nonzero, masked_select, unique): no static size
+DATA_DEPENDENT = "?"
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 INT_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
@@ -219,14 +221,17 @@ class ModuleDef:
     state: tuple[StateTensor, ...]
     submodules: tuple[tuple[str, "ModuleDef"], ...] = ()
     forward: Function | None = None
+    # torch.nn library modules: (attribute, constructor source), e.g. ("lib0", "torch.nn.LayerNorm(8)")
+    library: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class Global:
-    """A module-level global read by the program (``kind`` tensor|int|float).
+    """A module-level global read by the program (``kind`` tensor|int|float|rebound).
 
     Scalar globals take their value from each Call; tensor globals are seeded
-    from the call seed like inputs and may be mutated in place.
+    from the call seed like inputs and may be mutated in place; ``rebound``
+    globals are None before each call and rebound (``global g; g = ...``) inside it.
     """
     name: str
     kind: str
@@ -250,6 +255,7 @@ class Input:
     count: int = 0
     alias_of: str = ""
     view: str = ""
+    special: bool = False   # float values salted with NaN, +-inf, -0.0, huge and tiny magnitudes
 
 
 @dataclass(frozen=True)
@@ -284,6 +290,7 @@ class Call:
     inference_inputs: bool = False
     requires_grad: tuple[str, ...] | None = None
     marks: tuple[tuple[str, int, str], ...] = ()
+    caller: tuple[str, ...] = ()   # what the caller does around the call: see generators.callers
 
 
 @dataclass(frozen=True)
@@ -293,6 +300,9 @@ class CompileSpec:
     fullgraph: bool = False
     mode: str | None = None
     device: str = "cpu"
+    # torch._dynamo.config values set while compiling and running (name, value), e.g.
+    # capture_scalar_outputs: part of the case, so a repro carries them
+    config: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

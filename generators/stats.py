@@ -14,6 +14,7 @@ from typing import Iterable
 
 from .build import GenConfig, generate
 from .ir import Assign, If, Mutate, Ref, walk
+from .reach import reach_features
 from .registry import FAMILY_OF, callable_name
 
 
@@ -63,6 +64,7 @@ def histogram(seeds: Iterable[int], config: GenConfig = GenConfig()) -> Stats:
             for v in call.sizes:
                 st.sizes[v] += 1
         seen.add(f"calls={len(case.calls)}")
+        seen |= reach_features(case)  # caller actions, special values, library modules, state, scalars
         st.features.update(seen)
     return st
 

@@ -80,6 +80,9 @@ class Context:
     subs: list[tuple[str, ModuleDef, Helper]] = field(default_factory=list)
     linear: tuple[str, str, int] | None = None
     container: tuple[str, str, TensorType] | None = None               # (input name, kind, element type)
+    library: list[tuple[str, str]] = field(default_factory=list)       # torch.nn modules: (attr, ctor)
+    rebound: list[Global] = field(default_factory=list)                # globals rebound inside the body
+    extra_outputs: list[str] = field(default_factory=list)             # returned besides the drawn outputs
 
     def int_names(self) -> list[str]:
         return [n for n, k in self.scalars if k == "int"] + [g.name for g in self.globals if g.kind == "int"]
@@ -518,4 +521,4 @@ def module_def(ctx: Context, body) -> ModuleDef | None:
             m = dataclasses.replace(m, state=tuple(dataclasses.replace(st, requires_grad=False)
                                                    for st in m.state))
         subs.append((attr, m))
-    return ModuleDef("Model", state, tuple(subs), None)
+    return ModuleDef("Model", state, tuple(subs), None, library=tuple(ctx.library))

@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 
 from .fp64rule import compare
+from .special import judge_special
 from .observation import Observation
 from .stage import is_compile_time, stage_of_error
 from .verdict import Verdict, error_signature, normalise_message
@@ -109,7 +110,7 @@ def judge(obs: Observation) -> list[Verdict]:
         verdicts += found or judge_cross_device(k, rec, floor_eps, reduce_n, coarse_eps)
     if all(rec.compiled is not None and rec.compiled.error is None for rec in obs.calls):
         verdicts += judge_recompiles(obs.stats)
-    return verdicts
+    return judge_special(obs, verdicts)  # calls with special values: the exact rule
 
 
 def _none_vs_zero(label, eager, compiled) -> bool:
@@ -218,7 +219,7 @@ def recompile_notes(stats: dict) -> list[str]:
 
 
 def _symptom(label: str) -> str:
-    if label.startswith("input "):
+    if label.startswith(("input ", "state ")):  # state: torch globals and rebound globals
         return "mutation"
     if label.startswith("grad "):
         return "gradient"

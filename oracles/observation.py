@@ -54,5 +54,7 @@ class Observation:
 
     @property
     def eager_valid(self) -> bool:
-        """The program ran in eager on every call (invalid cases waste compile time)."""
-        return all(c.eager.error is None for c in self.calls)
+        """The program ran in eager on every call (invalid cases waste compile time), or eager
+        failed only on the caller's own write after a call (``stats["caller_induced"]``): crash
+        parity judges those calls."""
+        return all(c.eager.error is None for c in self.calls) or bool(self.stats.get("caller_induced"))

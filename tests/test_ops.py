@@ -11,11 +11,11 @@ import torch
 
 from fuzzcomp.execute import call_entry, configure_torch, eager_validity, load_program, observe
 from fuzzcomp.generators import emit, generate
-from fuzzcomp.generators.ir import Assign, Program, TensorType
+from fuzzcomp.generators.ir import DATA_DEPENDENT, Assign, Program, TensorType
 from fuzzcomp.generators.registry import REGISTRY, callable_name, distinct_callables
 from fuzzcomp.generators.shapes import dim_value
 from fuzzcomp.generators.stats import histogram
-from fuzzcomp.runtime import make_inputs
+from fuzzcomp.runtime import global_state, make_inputs, restore_global_state
 
 
 def _resolve(name: str):
@@ -142,13 +142,17 @@ def _declared_vs_actual(seed: int) -> int:
     for call in case.calls:
         env = dict(zip(prog.symbols, call.sizes))
         torch.manual_seed(call.seed)
+        saved = global_state()  # programs may change grad mode, determinism or the default dtype
         try:
             outs = fn(*make_inputs(specs, env, call.seed))
         except Exception:
             return checked  # an invalid case: validity is measured elsewhere
+        finally:
+            restore_global_state(saved)
         for a, got in zip(assigns, outs):
-            want = tuple(dim_value(d, env) for d in a.type.shape)
-            assert tuple(got.shape) == want, (seed, a.out, a.op, got.shape, want, emit(prog))
+            if DATA_DEPENDENT not in a.type.shape:  # a data-dependent size has no static value
+                want = tuple(dim_value(d, env) for d in a.type.shape)
+                assert tuple(got.shape) == want, (seed, a.out, a.op, got.shape, want, emit(prog))
             assert str(got.dtype) == "torch." + a.type.dtype, (seed, a.out, a.op, got.dtype, a.type.dtype)
             checked += 1
     return checked

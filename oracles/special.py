@@ -1,0 +1,123 @@
+"""Exact comparison for calls whose values hold special floats (NaN, +-inf, -0.0, extremes).
+
+Contract: ``judge_special(obs, verdicts)`` returns ``verdicts`` adjusted for the calls listed
+in ``obs.stats["special_calls"]``: it adds ``exact-special`` verdicts and drops fp64-rule
+verdicts that special values make unjudgeable. It never touches other calls.
+
+The rule, per float value (outputs, inputs and state after the call), on elements where eager
+is deterministic (eager and eager-again agree bitwise):
+
+* Non-finite classes. Where eager and the fp64 run agree on the class (NaN, +inf or -inf),
+  compiled must have that class. NaN payloads and NaN sign bits are never compared (IEEE
+  leaves them open and PyTorch does not specify them). Where eager and fp64 disagree (eager
+  overflowed, fp64 did not) nothing is judged: compiled may legitimately keep more range.
+  Without an fp64 run nothing non-finite is judged.
+* Sign of zero. Only where eager, eager-again and the fp64 run are all exactly zero with the
+  same sign bit, and only for the values ``obs.stats["special_sign_labels"]`` lists: outputs
+  built only by ops that define the sign of a zero result (IEEE max/min, clamps, selections and sorts of +-0 ties,
+  reductions and fused arithmetic may give either zero, and PyTorch maintainers do not accept
+  those as bugs; a flipped zero from arithmetic that defines it, such as ``neg``, ``mul``,
+  ``div`` or ``copysign``, changes ``1/x``, ``atan2`` and ``copysign`` downstream and is).
+
+Dropped: integer/bool mismatches when ``obs.stats["special_casts"]`` (a float is cast to an
+integer: the result for NaN/inf is undefined behaviour in C and differs between kernels), and
+"compiled is non-finite where eager is finite" when the program sums (``reduce_n > 1``):
+values near the largest finite magnitude overflow or not depending on summation order.
+"""
+from __future__ import annotations
+
+import torch
+
+from .verdict import Verdict
+
+_CLASSES = ("finite", "NaN", "+inf", "-inf")
+
+
+def classes(t: torch.Tensor) -> torch.Tensor:
+    """0 finite, 1 NaN, 2 +inf, 3 -inf, per element."""
+    t = t.detach().cpu()
+    out = torch.zeros(t.shape, dtype=torch.int8)
+    out[t.isnan()] = 1
+    out[t == float("inf")] = 2
+    out[t == float("-inf")] = 3
+    return out
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Elementwise: equal values with equal sign bits, NaN equal to NaN."""
+    return ((a == b) & (a.signbit() == b.signbit())) | (a.isnan() & b.isnan())
+
+
+def compare_special(eager, eager_again, ref64, compiled, sign: bool) -> tuple[str, str]:
+    """``("ok"|"mismatch"|"skip", reason)`` for one float value under the exact rule."""
+    if not all(isinstance(t, torch.Tensor) for t in (eager, eager_again, compiled)):
+        return "skip", "not tensors"
+    if not eager.dtype.is_floating_point or compiled.shape != eager.shape or compiled.dtype != eager.dtype \
+            or eager_again.shape != eager.shape:
+        return "skip", "not a float value of matching type"
+    if not isinstance(ref64, torch.Tensor) or ref64.shape != eager.shape:
+        return "skip", "no fp64 run"
+    e, e2, c, r = (t.detach().cpu() for t in (eager, eager_again, compiled, ref64))
+    det = _same_bits(e, e2)
+    ce, cr, cc = classes(e), classes(r), classes(c)
+    judged = det & (ce != 0) & (ce == cr)
+    bad = judged & (cc != ce)
+    if bad.any():
+        idx = tuple(int(i) for i in bad.nonzero()[0])
+        return "mismatch", (f"{int(bad.sum())} elements where eager and fp64 are "
+                            f"{_CLASSES[int(ce[idx])]} differ in class compiled; first at {list(idx)}: "
+                            f"eager={e[idx].item()!r} compiled={c[idx].item()!r}")
+    if sign:
+        zero = det & (e == 0) & (r == 0) & (e.signbit() == r.signbit().to(torch.bool))
+        flipped = zero & (c == 0) & (c.signbit() != e.signbit())
+        if flipped.any():
+            idx = tuple(int(i) for i in flipped.nonzero()[0])
+            return "mismatch", (f"{int(flipped.sum())} zeros change sign compiled; first at {list(idx)}: "
+                                f"eager={e[idx].item()!r} compiled={c[idx].item()!r}")
+    return "ok", ""
+
+
+def _symptom(label: str) -> str:
+    return "mutation" if label.startswith(("input ", "buffer ", "global ", "state ")) else "numeric"
+
+
+def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
+    calls = set(obs.stats.get("special_calls") or ())
+    if not calls:
+        return verdicts
+    sign_labels = set(obs.stats.get("special_sign_labels") or ())
+    casts = bool(obs.stats.get("special_casts"))
+    sums = int(obs.stats.get("reduce_n", 1)) > 1
+    kept = []
+    for v in verdicts:
+        if v.call in calls and v.oracle == "fp64-rule":
+            val = _value(obs, v.call, v.label)
+            if casts and isinstance(val, torch.Tensor) and not val.dtype.is_floating_point:
+                continue
+            if sums and "compiled is non-finite" in v.detail:
+                continue
+        kept.append(v)
+    flagged = {(v.call, v.label) for v in kept}
+    for k in sorted(calls):
+        rec = obs.calls[k] if k < len(obs.calls) else None
+        if rec is None or rec.compiled is None or rec.eager.error or rec.compiled.error \
+                or rec.eager.labels != rec.compiled.labels or rec.eager_kernel_bugs:
+            continue
+        ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
+        for i, label in enumerate(rec.eager.labels):
+            if (k, label) in flagged or label.startswith(("alias ", "grad ")):
+                continue
+            r = ref[i] if ref is not None and i < len(ref) else None
+            status, reason = compare_special(rec.eager.values[i], rec.eager_again.values[i], r,
+                                             rec.compiled.values[i], label in sign_labels)
+            if status == "mismatch":
+                kept.append(Verdict(_symptom(label), "unknown", "exact-special", f"{label}: {reason}", k, label))
+    return kept
+
+
+def _value(obs, k: int, label: str):
+    rec = obs.calls[k]
+    try:
+        return rec.eager.values[rec.eager.labels.index(label)]
+    except (ValueError, IndexError):
+        return None

@@ -258,7 +258,7 @@ def _wait_for_cases(out: Path, n: int, proc, timeout: float) -> None:
 @pytest.mark.slow
 def test_sigterm_saves_reports_and_resumes_without_duplicates(tmp_path):
     out = tmp_path / "c"
-    cmd = [sys.executable, "-m", "fuzzcomp.cli", "run", "--minutes", "5", "--jobs", "1",
+    cmd = [sys.executable, "-m", "fuzzcomp", "run", "--minutes", "5", "--jobs", "1",
            "--backend", "eager", "--quiet", "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     _wait_for_cases(out, 3, proc, timeout=90)
@@ -273,7 +273,7 @@ def test_sigterm_saves_reports_and_resumes_without_duplicates(tmp_path):
     assert stop and stop[-1]["reason"] == "signal SIGTERM"
     done = case_indices(out)
     target = len(done) + 2
-    rc = subprocess.run([sys.executable, "-m", "fuzzcomp.cli", "run", "--resume", str(out), "--cases",
+    rc = subprocess.run([sys.executable, "-m", "fuzzcomp", "run", "--resume", str(out), "--cases",
                          str(target), "--jobs", "1", "--backend", "eager", "--quiet"],
                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert rc.returncode == 0, rc.stderr

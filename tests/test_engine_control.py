@@ -41,7 +41,7 @@ def _sleeper():
 
 
 def _fuzzcomp(*args, **kw):
-    return [sys.executable, "-m", "fuzzcomp.cli", *args]
+    return [sys.executable, "-m", "fuzzcomp", *args]
 
 
 # ---- one live process per campaign folder ------------------------------------------------------

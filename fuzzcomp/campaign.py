@@ -10,21 +10,35 @@ its workers and writing the summary and the HTML report.
   eager-only to tell a compiler crash (a finding) from a program that crashes
   anyway. A case that runs out of memory under the worker's cap is an ``oom``
   event, never a finding.
-- Minimisation is interleaved: while the worker time spent minimising is below
-  ``minimize_share`` of all worker time, one worker leaves the pool to minimise
-  the next queued finding (first findings of new buckets first) and comes back.
-  Generation never stops for it when ``jobs > 1``.
-- Time: no case starts after the deadline; cases still running get a grace of
-  ``min(30 s, case timeout)``, then are dropped (logged, re-run on resume). A
-  minimisation is cancelled at the deadline, or when it outlives its own
-  allowance (its budget plus one stage ladder and one fresh-process check); it
-  keeps what it reduced so far and writes its repro unverified. So a campaign
-  ends within the grace plus a few seconds of its budget.
+- Minimisation runs alongside: up to ``max_minimizers`` (default one per four
+  workers) findings are minimised at once, each on a worker lent from the pool,
+  one per bucket at a time. A bucket with no confirmed repro goes first and may
+  take any share of the worker time (with one worker, half); other findings
+  wait while minimisation is above ``minimize_share``. With ``jobs > 1`` one
+  worker always keeps generating. Near the deadline generation stops early so
+  that every bucket still without a repro gets one (the time kept is the
+  measured cost of a minimisation per round of free workers, at most a quarter
+  of the budget); once generation is over every free worker minimises. Each
+  minimisation rebuilds summary.md, summary.json and report.html.
+- Confirmation: a repro counts only when it fails in all ``confirm_runs`` fresh
+  processes (see ``pipeline.confirm_repro``).
+- Time: no case starts after the deadline, and cases still running at the
+  deadline are dropped (logged, re-run on resume). Minimisations are cancelled
+  at the deadline; each keeps what it reduced so far and writes its repro
+  unchecked. Workers start in parallel and stop in parallel
+  (``worker.stop_all``), so a campaign ends a few seconds after its budget.
 - Stop: the first SIGINT/SIGTERM stops generation, drops cases in flight,
-  saves, reports and returns (the CLI then exits 130); a second one interrupts.
+  saves, reports and returns (the CLI then exits 130); a second one interrupts,
+  except while saving: then it only cuts the waits, and the summary and
+  reports are still written. ``--max-findings`` ends generation after that many
+  findings (they are still minimised); ``--symptoms`` records only the listed
+  symptom classes (the others are logged as ``filtered`` events).
+- One live process per folder: the store's lock is taken before anything is
+  read, and released at the end. ``campaign.json`` keeps the budget left at the
+  stop, so ``run --resume DIR`` alone continues with it.
 - Resume: ``resume=True`` continues the folder: every case index not yet
   logged (dropped, or after the last) is run, none twice; findings without a
-  ``status.json`` are queued for minimisation again.
+  final ``status.json`` are queued for minimisation again.
 - A failed disk write ends the campaign with ``CampaignError`` naming what
   could not be saved (the seed of an unsaved finding, so it can be replayed).
 """
@@ -58,8 +72,7 @@ from .worker import WorkerSettings, WorkerStartError, stop_all
 #: Messages by which torch or Python report an allocation refused by the memory cap.
 OOM_PATTERN = re.compile(r"can't allocate memory|not enough memory|out of memory|MemoryError|"
                          r"std::bad_alloc|Cannot allocate memory", re.I)
-GRACE_S = 30.0          # the most a case may run past the deadline before it is dropped
-STOP_JOIN_S = 25.0      # the most we wait for a cancelled minimisation to save its work
+STOP_JOIN_S = 10.0      # the most we wait, in all, for cancelled minimisations to save their work
 
 
 class CampaignError(RuntimeError):

@@ -159,3 +159,20 @@ def test_progress_off_a_terminal(capsys):
 def test_shorten_keeps_short_text_and_cuts_at_words():
     assert shorten("a  b\nc", 10) == "a b c"
     assert shorten("alpha beta gamma delta", 12) == "alpha beta…"
+
+
+@pytest.mark.slow
+def test_every_bucket_has_a_confirmed_repro_at_the_end_of_a_timed_campaign(tmp_path):
+    """A --minutes campaign (one worker: the hardest case) ends with every bucket minimised and
+    confirmed in 3 fresh processes, within its budget; the summary's headline counts them."""
+    import time
+    out = tmp_path / "c"
+    t0 = time.monotonic()
+    assert main(["run", "--minutes", "2", "--jobs", "1", "--seed", "1", "--backend",
+                 "fuzzcomp.planted:perturb_add", "--minimize-budget", "20", "--quiet", "--out", str(out)]) == 0
+    assert time.monotonic() - t0 < 120 + 15
+    s = json.loads((out / "summary.json").read_text())
+    assert s["buckets"], "the planted fault was not found"
+    assert all(b["status"] == "confirmed" for b in s["buckets"].values()), \
+        {k: b["status"] for k, b in s["buckets"].items()}
+    assert s["confirmed_buckets"] == len(s["buckets"]) and s["unconfirmed_buckets"] == []

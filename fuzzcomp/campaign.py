@@ -10,21 +10,35 @@ its workers and writing the summary and the HTML report.
   eager-only to tell a compiler crash (a finding) from a program that crashes
   anyway. A case that runs out of memory under the worker's cap is an ``oom``
   event, never a finding.
-- Minimisation is interleaved: while the worker time spent minimising is below
-  ``minimize_share`` of all worker time, one worker leaves the pool to minimise
-  the next queued finding (first findings of new buckets first) and comes back.
-  Generation never stops for it when ``jobs > 1``.
-- Time: no case starts after the deadline; cases still running get a grace of
-  ``min(30 s, case timeout)``, then are dropped (logged, re-run on resume). A
-  minimisation is cancelled at the deadline, or when it outlives its own
-  allowance (its budget plus one stage ladder and one fresh-process check); it
-  keeps what it reduced so far and writes its repro unverified. So a campaign
-  ends within the grace plus a few seconds of its budget.
+- Minimisation runs alongside: up to ``max_minimizers`` (default one per four
+  workers) findings are minimised at once, each on a worker lent from the pool,
+  one per bucket at a time. A bucket with no confirmed repro goes first and may
+  take any share of the worker time (with one worker, half); other findings
+  wait while minimisation is above ``minimize_share``. With ``jobs > 1`` one
+  worker always keeps generating. Near the deadline generation stops early so
+  that every bucket still without a repro gets one (the time kept is the
+  measured cost of a minimisation per round of free workers, at most a quarter
+  of the budget); once generation is over every free worker minimises. Each
+  minimisation rebuilds summary.md, summary.json and report.html.
+- Confirmation: a repro counts only when it fails in all ``confirm_runs`` fresh
+  processes (see ``pipeline.confirm_repro``).
+- Time: no case starts after the deadline, and cases still running at the
+  deadline are dropped (logged, re-run on resume). Minimisations are cancelled
+  at the deadline; each keeps what it reduced so far and writes its repro
+  unchecked. Workers start in parallel and stop in parallel
+  (``worker.stop_all``), so a campaign ends a few seconds after its budget.
 - Stop: the first SIGINT/SIGTERM stops generation, drops cases in flight,
-  saves, reports and returns (the CLI then exits 130); a second one interrupts.
+  saves, reports and returns (the CLI then exits 130); a second one interrupts,
+  except while saving: then it only cuts the waits, and the summary and
+  reports are still written. ``--max-findings`` ends generation after that many
+  findings (they are still minimised); ``--symptoms`` records only the listed
+  symptom classes (the others are logged as ``filtered`` events).
+- One live process per folder: the store's lock is taken before anything is
+  read, and released at the end. ``campaign.json`` keeps the budget left at the
+  stop, so ``run --resume DIR`` alone continues with it.
 - Resume: ``resume=True`` continues the folder: every case index not yet
   logged (dropped, or after the last) is run, none twice; findings without a
-  ``status.json`` are queued for minimisation again.
+  final ``status.json`` are queued for minimisation again.
 - A failed disk write ends the campaign with ``CampaignError`` naming what
   could not be saved (the seed of an unsaved finding, so it can be replayed).
 """
@@ -45,22 +59,21 @@ from fuzzcomp.generators.ir import Assign, If, Mutate, op_names, walk
 from fuzzcomp.oracles import primary
 
 from . import __version__
-from .config import ConfigError, RunConfig
+from .config import ConfigError, RunConfig, default_minimizers
 from .messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR, TIMEOUT, Job
 from .oracles_glue import blames_compiler, crash_verdict, needs_eager_rerun
 from .pipeline import finish_finding
 from .repro import versions
-from .store import Store, StoreError
+from .store import Store, StoreError, write_json
 from .triage import bucket_of
 from .engine import make_engine  # issue 9: local processes or Ray actors
 from .feedback import Feedback
-from .worker import WorkerSettings, WorkerStartError
+from .worker import WorkerSettings, WorkerStartError, stop_all
 
 #: Messages by which torch or Python report an allocation refused by the memory cap.
 OOM_PATTERN = re.compile(r"can't allocate memory|not enough memory|out of memory|MemoryError|"
                          r"std::bad_alloc|Cannot allocate memory", re.I)
-GRACE_S = 30.0          # the most a case may run past the deadline before it is dropped
-STOP_JOIN_S = 25.0      # the most we wait for a cancelled minimisation to save its work
+STOP_JOIN_S = 10.0      # the most we wait, in all, for cancelled minimisations to save their work
 
 
 class CampaignError(RuntimeError):
@@ -138,10 +151,19 @@ class Campaign:
         self._attribution: dict[int, object] = {}  # eager-only job id -> the JobResult it re-checks
         self._t_case: dict[int, tuple[float, float]] = {}  # index -> (generate s, submitted at)
         self._stopping = threading.Event()
-        self._minimiser: dict | None = None  # {"thread", "worker", "fid", "t0", "result"}
+        self._minimisers: list[dict] = []  # each {"thread", "worker", "fid", "slug", "t0", "result", ...}
+        self._has_repro: set[str] = set()  # buckets (slugs) with a confirmed repro
+        self._slug_of: dict[str, str] = {}  # finding id -> bucket slug
+        self._minimise_spent = 0.0          # worker seconds of finished minimisations, and how many
+        self._minimise_count = 0
+        self._shutting_down = False
+        self._hurry = threading.Event()     # a signal while saving: cut the waits short
+        self._tail_logged = False
+        self.end_reason: str | None = None  # why generation ended early (--max-findings)
+        self._end = None
         self.minimise_s = 0.0
         self.t_start = time.monotonic()
-        self.workers: list[Worker] = []
+        self.workers: list = []
         self.feedback = Feedback(cfg.feedback, cfg.seed, self.gen_config, self.store.root)
 
     # ---- setup -----------------------------------------------------------------
@@ -187,6 +209,7 @@ class Campaign:
             key = f["bucket_obj"]
             rank = len(self.buckets.setdefault(key, []))
             self.buckets[key].append(fid)
+            self._slug_of[fid] = key.slug()
             self.counts["findings"] += 1
             m = re.fullmatch(r"case (\d+)", str(f.get("origin", "")))
             if m and int(m.group(1)) not in self.done:  # finding saved, case event lost: recover it
@@ -196,14 +219,24 @@ class Campaign:
                 self.counts["valid"] += 1
                 self.store.event("case", index=index, seed=f["case_obj"].seed, valid=True,
                                  status="recovered", timings={})
-            if not self.store.path(fid, "status.json").exists():
+            status = self._status(fid)
+            if status is None or status.get("pending"):  # never finished (or cut mid-way): again
                 self._enqueue(fid, rank)
+            elif status.get("confirmed"):
+                self._has_repro.add(key.slug())
         self.feedback.load(self.store.events())
         self.next_index = max(self.done, default=-1) + 1
         self.pending = sorted(set(range(self.next_index)) - self.done)
         self.store.event("resume", next_index=self.next_index, rerun=len(self.pending),
                          torn_lines=torn, unreadable_findings=unreadable, queued=len(self.queue))
         self.progress("resume", done=len(self.done), rerun=len(self.pending), findings=self.counts["findings"])
+
+    def _status(self, fid: str) -> dict | None:
+        import json
+        try:
+            return json.loads(self.store.path(fid, "status.json").read_text())
+        except (OSError, ValueError):
+            return None
 
     def _next_case(self):
         index = self.pending.pop(0) if self.pending else self._take_index()
@@ -224,6 +257,13 @@ class Campaign:
 
     # ---- results ------------------------------------------------------------------
     def _record(self, case, verdicts, index: int) -> None:
+        if self.cfg.symptoms is not None:  # --symptoms: the other classes are neither judged nor kept
+            kept = [v for v in verdicts if v.symptom in self.cfg.symptoms]
+            if not kept:
+                self.store.event("filtered", index=index, seed=case.seed,
+                                 symptoms=sorted({v.symptom for v in verdicts}))
+                return
+            verdicts = kept
         key = bucket_of(primary(verdicts))
         try:
             fid = self.store.record_finding(case, verdicts, key, origin=f"case {index}")  # write-ahead
@@ -235,10 +275,15 @@ class Campaign:
         new = key not in self.buckets
         rank = len(self.buckets.setdefault(key, []))
         self.buckets[key].append(fid)
+        self._slug_of[fid] = key.slug()
         self.store.event("finding", id=fid, bucket=key.slug(), symptom=key.symptom, stage=key.stage,
                          signature=key.signature, seed=case.seed, index=index, new_bucket=new)
         self._enqueue(fid, rank)
-        self.progress("finding", key=key, fid=fid, new=new)
+        self.progress("finding", key=key, fid=fid, new=new, counts=self.counts)
+        if self.cfg.max_findings is not None and self.counts["findings"] >= self.cfg.max_findings \
+                and self.end_reason is None:
+            self.end_reason = f"--max-findings {self.cfg.max_findings} reached"
+            self.store.event("generation-over", reason=self.end_reason)
 
     def _enqueue(self, fid: str, rank: int) -> None:
         if rank < self.cfg.max_minimize_per_bucket:
@@ -327,6 +372,9 @@ class Campaign:
             self.stop_reason = f"signal {signal.Signals(signum).name}"
             self._stopping.set()
             self.progress("stopping", reason=self.stop_reason)
+        elif self._shutting_down:
+            # already saving: waiting is cut short, but the summary and reports are still written
+            self._hurry.set()
         else:
             raise KeyboardInterrupt  # a second signal: stop waiting (everything saved is atomic)
 
@@ -336,21 +384,33 @@ class Campaign:
         # actors with --ray); it connects first, so a bad --ray address fails before the store is touched
         self.engine = make_engine(self.cfg, log=self.store.event)
         try:
+            self.store.lock()  # one live process per folder: before anything is read or written
             self._open_store()
         except BaseException:
+            self.store.unlock()
             self.engine.close()
             raise
+        old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            return self._run_locked()
+        finally:
+            for s, h in old_handlers.items():
+                signal.signal(s, h)
+            self.store.unlock()
+
+    def _run_locked(self) -> dict:
         self.t_start = time.monotonic()
         end = self.t_start + self.cfg.seconds if self.cfg.seconds else None
+        self._end = end
         cache_dir, drop_cache = inductor_cache_dir()  # see worker.py: "Caches"
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
                                   log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir,
                                   gpus=_gpu_count() if self.cfg.device == "cuda" else 0)
         workers = self.workers = self.engine.workers(self.cfg.jobs, settings)  # issue 9
-        old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        self.progress("starting", jobs=len(workers))
         failure = None
         try:
-            for w in workers:
+            for w in workers:  # spawns only: every worker imports torch at the same time
                 w.start()
             self.store.event("engine", **self.engine.describe())  # issue 9
             self._loop(workers, end)
@@ -360,18 +420,16 @@ class Campaign:
             where = f" ({e.filename})" if getattr(e, "filename", None) else ""
             failure = f"a disk write failed in {self.cfg.out}: {e.strerror or e}{where}"
         finally:
+            self._shutting_down = True
             self._stopping.set()
-            self._end_minimiser(workers, wait_s=STOP_JOIN_S)
-            for w in workers:
-                w.stop()
+            self._end_minimisers(wait_s=STOP_JOIN_S)
+            stop_all(workers, grace_s=2.0, hurry=self._hurry)
             try:
                 self.store.event("workers", startup_s=round(sum(getattr(w, "startup_s", 0.0) for w in workers), 1),
                                  restarts=sum(getattr(w, "restarts", 0) for w in workers))
             except OSError:
                 pass
             self.engine.close()  # issue 9
-            for s, h in old_handlers.items():
-                signal.signal(s, h)
             if drop_cache:
                 shutil.rmtree(cache_dir, ignore_errors=True)
         summary = self._finish(failure)
@@ -384,10 +442,11 @@ class Campaign:
     def _finish(self, failure: str | None) -> dict | None:
         from .html_report import write_html
         from .report import write_summary
-        reason = failure or self.stop_reason or "budget spent"
+        reason = failure or self.stop_reason or self.end_reason or "budget spent"
         try:
             self.feedback.close()
             self.store.event("stop", reason=reason, counts=self.counts, minimise_s=round(self.minimise_s, 1))
+            self._save_budget()
             summary = write_summary(self.store)
             write_html(self.store, summary)
             return summary
@@ -396,19 +455,49 @@ class Campaign:
                 return None
             raise CampaignError(f"could not write the summary in {self.cfg.out}: {e.strerror or e}") from None
 
+    def _save_budget(self) -> None:
+        """Remember what the budget was and how much of it is spent, so `run --resume DIR` alone
+        continues with what is left."""
+        meta = self.store.meta()
+        spent = float((meta.get("budget") or {}).get("spent_s", 0.0)) + (time.monotonic() - self.t_start)
+        meta["budget"] = {"seconds": self.cfg.seconds, "cases": self.cfg.cases, "spent_s": round(spent, 1),
+                          "remaining_s": None if self.cfg.seconds is None
+                          else round(max(0.0, self.cfg.seconds - (time.monotonic() - self.t_start)), 1)}
+        write_json(self.store.root / "campaign.json", meta)
+
+    def _generation_over(self, end) -> bool:
+        """Generation ends early when only the time still needed to minimise every bucket is left."""
+        if end is None or not self.cfg.minimize:
+            return False
+        waiting = {self._slug_of.get(fid) for _, _, fid in self.queue} - self._has_repro - \
+            {m["slug"] for m in self._minimisers}
+        if not waiting:
+            return False
+        per = (self._minimise_spent / self._minimise_count) if self._minimise_count else \
+            min(self.cfg.minimize_budget_s, 60.0) + 30.0
+        rounds = -(-len(waiting) // max(1, len(self.workers)))
+        reserve = min(rounds * per, 0.25 * (self.cfg.seconds or 0))
+        return time.monotonic() >= end - reserve
+
     def _want_more(self, end) -> bool:
-        if self.stop_reason:
+        if self.stop_reason or self.end_reason:
             return False
         if end is not None and time.monotonic() >= end:
+            return False
+        if self._generation_over(end):
+            if not self._tail_logged:
+                self._tail_logged = True
+                self.store.event("generation-over", reason="time left kept for minimising every bucket",
+                                 left_s=round(end - time.monotonic(), 1))
             return False
         in_flight = len(self._jobs)  # one per case: a check, or the eager-only re-run of a crash
         return self.cfg.cases is None or self.counts["cases"] + in_flight < self.cfg.cases
 
     def _loop(self, workers, end) -> None:
-        pool = list(workers)   # workers not lent to the minimiser
+        pool = list(workers)   # workers not lent to a minimiser
         while True:
-            self._reap_minimiser(pool)
-            self._police_minimiser(end)
+            self._reap_minimisers(pool)
+            self._police_minimisers(end)
             generating = self._want_more(end)
             self._maybe_minimise(pool, end, generating)
             for w in pool:
@@ -422,12 +511,15 @@ class Campaign:
                 self._drop_in_flight(busy, self.stop_reason)
                 return
             now = time.monotonic()
-            if end is not None and now >= end + min(GRACE_S, self.cfg.case_timeout_s):
+            if end is not None and now >= end:  # the budget is the budget: what runs now is dropped
                 self._drop_in_flight(busy, "time budget spent")
                 return
-            if not busy and self._minimiser is None and not generating:
+            if not busy and not self._minimisers and not generating:
                 if not self.queue or not self.cfg.minimize or (end is not None and now >= end - 10):
                     return
+            self.progress("phase", phase="generating" if generating else
+                          ("minimising" if self._minimisers else "finishing"),
+                          minimising=[m["fid"] for m in self._minimisers])
             # issue 9: pipes and sentinels for local workers, object refs for Ray workers
             self.engine.wait_any([w for w in pool if w.busy or not w.poll_ready()], timeout=0.5)
             if self.stop_reason:  # results after a stop may be the signal's own damage: dropped
@@ -438,31 +530,59 @@ class Campaign:
                     self._handle(w, result)
 
     # ---- interleaved minimisation ---------------------------------------------------------
+    def _pick(self) -> int | None:
+        """Index in the queue of the next finding to minimise: a bucket with no confirmed repro
+        and none being made first, then queue order (first findings of buckets, then arrival)."""
+        busy = {m["slug"] for m in self._minimisers}
+        for i, (_, _, fid) in enumerate(self.queue):
+            slug = self._slug_of.get(fid)
+            if slug not in self._has_repro and slug not in busy:
+                return i
+        for i, (_, _, fid) in enumerate(self.queue):
+            if self._slug_of.get(fid) not in busy:
+                return i
+        return None
+
     def _maybe_minimise(self, pool, end, generating: bool) -> None:
-        if self._minimiser is not None or not self.queue or not self.cfg.minimize or self.stop_reason:
-            return
-        now = time.monotonic()
-        left = (end - now) if end is not None else None
-        if left is not None and left < 10:
-            return
-        worker_s = (now - self.t_start) * self.cfg.jobs
-        if generating and self.minimise_s > self.cfg.minimize_share * worker_s:
-            return
-        free = [w for w in pool if not w.busy]
-        if not free:
-            return
-        w = free[-1]
+        limit = (self.cfg.max_minimizers or default_minimizers(self.cfg.jobs)) if generating else len(pool) + \
+            len(self._minimisers)
+        while self.queue and self.cfg.minimize and not self.stop_reason and len(self._minimisers) < limit:
+            now = time.monotonic()
+            left = (end - now) if end is not None else None
+            if left is not None and left < 10:
+                return
+            free = [w for w in pool if not w.busy]
+            if not free or (generating and self.cfg.jobs > 1 and len(pool) <= 1):
+                return  # with several workers, one always keeps generating
+            i = self._pick()
+            if i is None:
+                return
+            fid = self.queue[i][2]
+            new_bucket = self._slug_of.get(fid) not in self._has_repro
+            worker_s = (now - self.t_start) * self.cfg.jobs
+            # a bucket with no repro yet may take more of the worker time than the share
+            share = self.cfg.minimize_share if not new_bucket else \
+                (1.0 if self.cfg.jobs > 1 else max(self.cfg.minimize_share, 0.5))
+            if generating and self.minimise_s + self._running_minimise_s(now) > share * worker_s:
+                return
+            self.queue.pop(i)
+            self._start_minimiser(pool, free[-1], fid, end, left)
+
+    def _running_minimise_s(self, now: float) -> float:
+        return sum(now - m["t0"] for m in self._minimisers)
+
+    def _start_minimiser(self, pool, w, fid: str, end, left) -> None:
         pool.remove(w)
-        _, _, fid = self.queue.pop(0)
+        now = time.monotonic()
         budget = self.cfg.minimize_budget_s if left is None else max(5.0, min(self.cfg.minimize_budget_s,
                                                                              left - 5))
-        # reduction budget plus one stage ladder; then one fresh-process check with its own timeout
+        # reduction budget plus one stage ladder; then the fresh-process checks with their own timeout
         deadline = now + budget + min(self.cfg.case_timeout_s, 120.0)
-        police = deadline + max(self.cfg.case_timeout_s, 60.0) + 15.0
+        police = deadline + self.cfg.confirm_runs * max(self.cfg.case_timeout_s, 60.0) + 15.0
         if end is not None:
             deadline, police = min(deadline, end), min(police, end)
-        m = {"worker": w, "fid": fid, "t0": now, "result": None, "deadline": police,
-             "stop": threading.Event()}
+        m = {"worker": w, "fid": fid, "slug": self._slug_of.get(fid), "t0": now, "result": None,
+             "deadline": police, "stop": threading.Event()}
 
         def should_stop() -> bool:
             return self._stopping.is_set() or m["stop"].is_set()
@@ -473,57 +593,78 @@ class Campaign:
                                              timeout_s=self.cfg.case_timeout_s, verify=True,
                                              should_stop=should_stop, deadline=deadline,
                                              phase_limits=(self.cfg.compile_timeout_s,
-                                                           self.cfg.run_timeout_s))
+                                                           self.cfg.run_timeout_s),
+                                             confirm_runs=self.cfg.confirm_runs)
             except Exception as e:  # a harness bug must not end the campaign; the finding stays
                 m["result"] = {"id": fid, "error": f"{type(e).__name__}: {e}"}
 
         m["thread"] = threading.Thread(target=body, name=f"fuzzcomp-minimise-{fid}", daemon=True)
-        self._minimiser = m
-        self.store.event("minimize-start", id=fid, worker=w.index, budget_s=round(budget, 1))
+        self._minimisers.append(m)
+        self.store.event("minimize-start", id=fid, worker=w.index, budget_s=round(budget, 1),
+                         running=len(self._minimisers))
         self.progress("minimising", fid=fid)
         m["thread"].start()
 
-    def _police_minimiser(self, end) -> None:
+    def _police_minimisers(self, end) -> None:
         """Cancel a minimisation past its deadline (its allowance, or the campaign's budget)."""
-        m = self._minimiser
-        if m is None or m["stop"].is_set():
-            return
         now = time.monotonic()
-        if now >= m["deadline"] or (end is not None and now >= end):
-            m["stop"].set()
-            m["worker"].cancel()  # a probe in flight returns "cancelled" at once
-            self.store.event("minimize-cancelled", id=m["fid"], after_s=round(now - m["t0"], 1),
-                             reason="campaign budget spent" if end is not None and now >= end
-                             else "minimisation allowance spent")
+        for m in self._minimisers:
+            if m["stop"].is_set():
+                continue
+            if now >= m["deadline"] or (end is not None and now >= end):
+                m["stop"].set()
+                m["worker"].cancel()  # a probe in flight returns "cancelled" at once
+                self.store.event("minimize-cancelled", id=m["fid"], after_s=round(now - m["t0"], 1),
+                                 reason="campaign budget spent" if end is not None and now >= end
+                                 else "minimisation allowance spent")
 
-    def _reap_minimiser(self, pool) -> None:
-        m = self._minimiser
-        if m is None or m["thread"].is_alive():
-            return
-        self._minimiser = None
-        spent = time.monotonic() - m["t0"]
-        self.minimise_s += spent
-        m["worker"].clear_cancel()
-        pool.append(m["worker"])
-        info = dict(m["result"] or {"id": m["fid"], "error": "no result"})
-        info["worker_s"] = round(spent, 1)
-        self.store.event("minimized", **info)
-        self.progress("minimized", info=info)
-
-    def _end_minimiser(self, workers, wait_s: float) -> None:
-        m = self._minimiser
-        if m is None:
-            return
-        m["worker"].cancel()
-        m["thread"].join(wait_s)
-        if m["thread"].is_alive():  # leave it: its finding stays queued (no status.json)
+    def _reap_minimisers(self, pool) -> None:
+        for m in [m for m in self._minimisers if not m["thread"].is_alive()]:
+            self._minimisers.remove(m)
             spent = time.monotonic() - m["t0"]
             self.minimise_s += spent
-            self.store.event("minimize-abandoned", id=m["fid"], worker_s=round(spent, 1))
-            self._minimiser = None
-            return
+            m["worker"].clear_cancel()
+            pool.append(m["worker"])
+            info = dict(m["result"] or {"id": m["fid"], "error": "no result"})
+            info["worker_s"] = round(spent, 1)
+            if "error" not in info:
+                self._minimise_spent += spent
+                self._minimise_count += 1
+                if info.get("confirmed") and m["slug"]:
+                    self._has_repro.add(m["slug"])
+            self.store.event("minimized", **info)
+            self.progress("minimized", info=info)
+            self._refresh_reports()
+
+    def _refresh_reports(self) -> None:
+        """Every minimisation shows in summary.md, summary.json and report.html at once."""
+        from .html_report import write_html
+        from .report import write_summary
         try:
-            self._reap_minimiser([])
+            write_html(self.store, write_summary(self.store))
+        except (OSError, StoreError) as e:
+            self.progress("warning", message=f"could not refresh the summary: {e}")
+
+    def _end_minimisers(self, wait_s: float) -> None:
+        """Cancel every minimisation and give them ``wait_s`` in all (not each) to save their work."""
+        for m in self._minimisers:
+            m["stop"].set()
+            m["worker"].cancel()
+        until = time.monotonic() + wait_s
+        for m in list(self._minimisers):
+            while m["thread"].is_alive() and time.monotonic() < until and not self._hurry.is_set():
+                m["thread"].join(0.2)
+        for m in [m for m in self._minimisers if m["thread"].is_alive()]:
+            # leave it: its finding stays queued (no final status.json)
+            self._minimisers.remove(m)
+            spent = time.monotonic() - m["t0"]
+            self.minimise_s += spent
+            try:
+                self.store.event("minimize-abandoned", id=m["fid"], worker_s=round(spent, 1))
+            except OSError:
+                pass
+        try:
+            self._reap_minimisers([])
         except OSError:
             pass
 

@@ -130,6 +130,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write the findings as JUnit XML (one failing test per bucket) for CI")
     r.add_argument("--sarif", default=None, metavar="FILE",
                    help="also write the findings as SARIF 2.1.0 for code-scanning dashboards")
+    r.add_argument("--max-findings", type=_positive_int, default=None, metavar="N",
+                   help="stop generating after N findings, then minimise them (also a budget on its own)")
+    r.add_argument("-x", "--exitfirst", action="store_const", const=1, dest="max_findings",
+                   help="stop at the first finding (--max-findings 1)")
+    r.add_argument("--symptoms", default=None, metavar="LIST",
+                   help="record only these symptom classes, a comma list of: numeric, gradient, mutation, "
+                   "aliasing, recompile, compile-crash, runtime-crash, error-parity, hang, segfault")
     r.add_argument("--ray", nargs="?", const="default", default=None, metavar="ADDRESS",
                    help="run the workers as Ray actors on every node of a Ray cluster (one per core, "
                    "or per GPU with --device cuda; --jobs caps the total). ADDRESS is the cluster's "

@@ -39,6 +39,10 @@ class RunConfig:
     generator: dict = field(default_factory=dict)  # GenConfig overrides (from the settings file)
     ray: str | None = None           # Ray cluster address ("default": Ray's own lookup); None = local
     feedback: str = "off"            # "on": compiler-signal feedback steers generation (fuzzcomp.feedback)
+    max_findings: int | None = None  # stop generating after this many findings (then minimise them)
+    symptoms: tuple | None = None    # record only these symptom classes; None = all
+    confirm_runs: int = 3            # fresh processes a repro must fail in to count as confirmed
+    max_minimizers: int | None = None  # minimisations at once; None = default_minimizers(jobs)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -46,12 +50,56 @@ class RunConfig:
     @classmethod
     def from_json(cls, d: dict) -> "RunConfig":
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        kw = {k: v for k, v in d.items() if k in names}
+        if isinstance(kw.get("symptoms"), list):
+            kw["symptoms"] = tuple(kw["symptoms"])
+        return cls(**kw)
+
+
+#: Modes whose compilations benchmark candidate kernels (autotuning): one compile can take
+#: minutes on a GPU, so their compile and case limits start larger.
+AUTOTUNE_MODES = ("max-autotune", "max-autotune-no-cudagraphs")
+
+
+def default_timeouts(mode: str | None) -> tuple[float, float]:
+    """(case timeout, compile timeout) in seconds for a campaign in ``mode``."""
+    if mode in AUTOTUNE_MODES:
+        return 900.0, 600.0
+    return 300.0, 150.0
+
+
+def default_jobs(device: str, cpu_count: int | None = None) -> int:
+    """How many workers a campaign gets when --jobs is not given.
+
+    One per CPU core: on CPU each worker keeps one core busy compiling. On CUDA the
+    workers share the GPU and mostly wait on the host-side compiler, so one per core
+    holds too; change this one function when the jobs sweep (benchmarks/jobs_sweep.py)
+    measures a better figure for a machine.
+    """
+    cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    return max(1, cores)
+
+
+def default_minimizers(jobs: int) -> int:
+    """Minimisations that may run at once: one per four workers, at least one."""
+    return max(1, jobs // 4)
+
+
+def parse_symptoms(text: str) -> tuple:
+    """A comma list of symptom classes -> a tuple, with a one-line error for an unknown name."""
+    from fuzzcomp.oracles import SYMPTOMS
+    names = tuple(dict.fromkeys(x.strip() for x in str(text).split(",") if x.strip()))
+    if not names:
+        raise ConfigError(f"--symptoms needs at least one of: {', '.join(SYMPTOMS)}")
+    bad = [n for n in names if n not in SYMPTOMS]
+    if bad:
+        raise ConfigError(f"--symptoms: unknown symptom class {bad[0]!r}; known: {', '.join(SYMPTOMS)}")
+    return names
 
 
 def validate(cfg: RunConfig) -> RunConfig:
-    if cfg.seconds is None and cfg.cases is None:
-        raise ConfigError("give a budget: --hours, --minutes or --cases")
+    if cfg.seconds is None and cfg.cases is None and cfg.max_findings is None:
+        raise ConfigError("give a budget: --hours, --minutes, --cases or --max-findings")
     if cfg.seconds is not None and not cfg.seconds > 0:
         raise ConfigError(f"the time budget must be positive, got {cfg.seconds:g} s")
     if cfg.cases is not None and cfg.cases <= 0:
@@ -71,6 +119,12 @@ def validate(cfg: RunConfig) -> RunConfig:
                           "(it needs about 800 MB; use 0 for no cap)")
     if cfg.recycle_every < 1 or cfg.max_minimize_per_bucket < 0:
         raise ConfigError("recycle_every must be >= 1 and max_minimize_per_bucket >= 0")
+    if cfg.max_findings is not None and cfg.max_findings < 1:
+        raise ConfigError(f"--max-findings must be at least 1, got {cfg.max_findings}")
+    if cfg.symptoms is not None:
+        parse_symptoms(",".join(cfg.symptoms))
+    if cfg.confirm_runs < 1 or (cfg.max_minimizers is not None and cfg.max_minimizers < 1):
+        raise ConfigError("confirm_runs and max_minimizers must be >= 1")
     check_generator(cfg.generator)
     if cfg.feedback not in ("off", "on"):
         raise ConfigError(f"--feedback must be off or on, got {cfg.feedback!r}")

@@ -171,7 +171,8 @@ def render_html(store: Store, s: dict) -> str:
         first_txt = (f"{(first - tl['t0']) / 60:.1f} min<br><small>"
                      f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(first))} UTC</small>") if first else "-"
         link = lambda k, label: f'<a href="{_e(b[k])}">{label}</a>' if b.get(k) else "-"  # noqa: E731
-        conf = {True: "confirmed", False: "not reproduced", None: "not verified"}[b.get("confirmed")]
+        from .report import STATUS_TEXT, repro_status
+        conf = STATUS_TEXT[b.get("status") or repro_status(b)]
         rows.append(f"<tr><td><code>{_e(slug)}</code><br><small>{_e(b.get('signature', ''))}</small></td>"
                     f"<td>{_e(b.get('symptom'))}</td><td>{_e(_stage(b))}</td><td>{first_txt}</td>"
                     f"<td>{len(b['findings'])}</td><td>{conf}</td><td>{link('repro', 'repro.py')}</td>"
@@ -183,6 +184,7 @@ def render_html(store: Store, s: dict) -> str:
     head = [("cases", s.get("cases")), ("valid", f"{s.get('valid')} ({s.get('valid_rate', 0):.1%})"),
             ("cases/min", s.get("cases_per_min")), ("wall", f"{s.get('wall_s', 0) / 60:.1f} min"),
             ("findings", s.get("findings")), ("buckets", len(s.get("buckets", {}))),
+            ("buckets with a confirmed repro", s.get("confirmed_buckets", 0)),
             ("outside compile+execute", f"{s['overhead_share']:.1%}" if s.get("overhead_share") is not None
              else "-"),
             ("outside torch within cases", f"{s['job_overhead_share']:.1%}"

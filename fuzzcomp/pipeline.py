@@ -96,14 +96,15 @@ def run_repro(path, timeout_s: float = 600.0, should_stop=None) -> tuple[int | N
 
 def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,
                    timeout_s: float, verify: bool = True, should_stop=lambda: False,
-                   phase_limits=(None, None), deadline: float | None = None) -> dict:
+                   phase_limits=(None, None), deadline: float | None = None, confirm_runs: int = 3) -> dict:
     """Minimise (within ``budget_s``), localise, write the repro and report, verify in a fresh process.
 
     ``deadline`` (monotonic) bounds the reduction and the stage ladder: every probe's timeout is cut
     to it, and the ladder is skipped once it has passed. The fresh-process check then runs with its
     own full timeout; only ``should_stop()`` (the campaign ending) skips or cuts it, and then
     ``status.json`` says "not checked" (confirmed None), never "not reproduced". The repro is
-    always written.
+    always written. The check runs the repro in ``confirm_runs`` fresh processes (``confirm_repro``):
+    confirmed only when it fails in every one, ``flaky`` when only in some.
     """
     def late() -> bool:
         return should_stop() or (deadline is not None and time.monotonic() >= deadline)
@@ -140,30 +141,58 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     if known is not None:
         info["known"] = known.issue if known.issue not in (None, "none") else known.source
     repro = store.path(fid, "repro.py")
-    write_atomic(repro, render_repro(case, key, detail))
+    repro_text = render_repro(case, key, detail)
+    # Order on disk: report and a provisional status first, the repro last, so an interruption at
+    # any point never leaves a repro.py without its report.md and status.json ("pending": the
+    # fresh-process check is still to come; resume minimises such a finding again).
+    write_atomic(store.path(fid, "report.md"), render_report(case, key, detail, repro_text, None))
+    write_json(store.path(fid, "status.json"), {**info, "confirmed": None, "pending": "fresh-process check"})
+    write_atomic(repro, repro_text)
     unchecked = f"not checked in a fresh process: the campaign's time ran out (run `python {repro}`)"
     if verify and should_stop():
         info["confirmed"] = None
         info["repro_says"] = unchecked
     elif verify:  # its own full timeout: cut only by the campaign stopping, never by the reduce deadline
-        code, last = run_repro(repro, timeout_s=max(timeout_s, 60), should_stop=should_stop)
-        info["repro_form"] = "short" if is_short(repro.read_text()) else "long"
-        if info["repro_form"] == "short" and code is not None and not reproduced(code, last):
-            # the short file alone does not show it: the long form (the campaign's own judge) is the repro
+        info["repro_form"] = "short" if is_short(repro_text) else "long"
+        info.update(confirm_repro(repro, confirm_runs, max(timeout_s, 60), should_stop))
+        if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
+            # the short file alone never shows it: the long form (the campaign's own judge) is the repro
+            info.update(repro_form="long", short_said=f"exit {info.get('repro_exit')}: {info.get('repro_says')}")
             write_atomic(repro, render_repro(case, key, detail, form="long"))
-            info.update(repro_form="long", short_said=f"exit {code}: {last}")
-            code, last = run_repro(repro, timeout_s=max(timeout_s, 60), should_stop=should_stop)
-        info["repro_exit"] = code
-        info["repro_says"] = last
-        # confirmed = the file ran and printed its BUG line (a broken file also exits 1)
-        info["confirmed"] = reproduced(code, last)
-        if code is None and should_stop():  # cut short: unknown, not "not reproduced"
-            info["confirmed"] = None
+            info.update(confirm_repro(repro, confirm_runs, max(timeout_s, 60), should_stop))
+        if info["confirmed"] is None:
             info["repro_says"] = unchecked
     write_atomic(store.path(fid, "report.md"),
                  render_report(case, key, detail, repro.read_text(), info.get("repro_says"),
                                log_path=repro.with_suffix(".log"), info=info))
     write_json(store.path(fid, "status.json"), info)
+    return info
+
+
+def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False) -> dict:
+    """Run the repro in ``runs`` fresh processes. Confirmed only when every run exits 1 with its
+    BUG line; some but not all: ``flaky``; none: not reproduced. Cut short by ``should_stop``
+    before all runs are made: unknown (``confirmed`` None)."""
+    results = []
+    for _ in range(max(1, runs)):
+        if should_stop():
+            break
+        code, last = run_repro(repro, timeout_s=timeout_s, should_stop=should_stop)
+        if code is None and should_stop():
+            break
+        results.append((code, last))
+    hits = [r for r in results if reproduced(*r)]
+    info: dict = {"confirm_runs": f"{len(hits)}/{len(results)}"}
+    if results:
+        code, last = hits[0] if hits else results[0]
+        info["repro_exit"], info["repro_says"] = code, last
+    if len(results) < max(1, runs) and not (results and hits and len(hits) < len(results)):
+        info["confirmed"] = None  # not every run was made
+    elif len(hits) == len(results):
+        info["confirmed"] = True
+    else:
+        info["confirmed"] = False
+        info["flaky"] = bool(hits)
     return info
 
 

@@ -92,21 +92,27 @@ def summarise(store: Store) -> dict:
         b["first_seen"] = min(x for x in (b.get("first_seen"), f.get("found_at")) if x is not None) \
             if f.get("found_at") or b.get("first_seen") else None
         status_path = store.path(fid, "status.json")
-        if not status_path.exists():
-            b.setdefault("unminimised", []).append(fid)
+        st = None
         if status_path.exists():
             try:
                 st = json.loads(status_path.read_text())
             except json.JSONDecodeError:
-                continue
-            if b.get("repro") is None or st.get("confirmed"):
+                st = None
+        if st is None or st.get("pending"):  # never minimised, or cut before its check
+            b.setdefault("unminimised", []).append(fid)
+        if st is not None and not st.get("pending"):
+            if b.get("repro") is None or (st.get("confirmed") and not b.get("confirmed")):
                 b["repro"] = f"findings/{fid}/repro.py"
                 b["report"] = f"findings/{fid}/report.md"
                 b["confirmed"] = st.get("confirmed")
                 b["dedup"] = st.get("dedup")
                 b["detail"] = st.get("repro_says")
+                b["flaky"] = bool(st.get("flaky"))
+                b["confirm_runs"] = st.get("confirm_runs")
                 if st.get("stage_ladder"):
                     b["ladder_stage"] = st["stage_ladder"].get("stage")
+    for b in buckets.values():
+        b["status"] = repro_status(b)
     wall = active
     jobs = int(meta.get("config", {}).get("jobs", 1) or 1)
     worker_s = jobs * wall - phase.get("minimise", 0.0)
@@ -120,6 +126,9 @@ def summarise(store: Store) -> dict:
             "cases_per_min": round(cases / wall * 60, 2) if wall > 0 else 0.0,
             "phase_s": {k: round(v, 1) for k, v in sorted(phase.items())},
             "findings": sum(len(b["findings"]) for b in buckets.values()),
+            # the headline: only buckets whose repro failed in every fresh process count
+            "confirmed_buckets": sum(b["status"] == "confirmed" for b in buckets.values()),
+            "unconfirmed_buckets": sorted(k for k, b in buckets.items() if b["status"] != "confirmed"),
             "buckets": dict(sorted(buckets.items())), "stop_reason": stop_reason,
             "eager_kernel_bugs": dict(eager_kernels.most_common()),
             "captured_ops": captured, "graphs": graphs,
@@ -182,6 +191,22 @@ def damage_lines(s: dict) -> list[str]:
     return out
 
 
+#: A bucket's repro status, as the summary, the Markdown and the HTML report show it.
+STATUS_TEXT = {"confirmed": "confirmed", "flaky": "FLAKY: fails only in some fresh processes",
+               "not-reproduced": "NOT reproduced in a fresh process", "not-verified": "not verified",
+               "no-repro": "no minimised repro yet"}
+
+
+def repro_status(b: dict) -> str:
+    if b.get("repro") is None:
+        return "no-repro"
+    if b.get("confirmed") is True:
+        return "confirmed"
+    if b.get("flaky"):
+        return "flaky"
+    return "not-reproduced" if b.get("confirmed") is False else "not-verified"
+
+
 def render_text(s: dict) -> str:
     lines = [f"fuzzcomp campaign {s['out']}",
              f"  cases {s['cases']}  valid {s['valid']} ({s['valid_rate']:.1%})  "
@@ -197,11 +222,13 @@ def render_text(s: dict) -> str:
              f"  compiler signals: {s.get('signals', {}).get('distinct', 0)} distinct, "
              f"{s.get('signals', {}).get('once', 0)} seen once"
              + (f"  (cases by origin: {s['signals']['arms']})" if s.get('signals', {}).get('arms') else ""),
-             f"  findings {s['findings']} in {len(s['buckets'])} buckets"]
+             f"  bugs: {s.get('confirmed_buckets', 0)} buckets with a confirmed repro "
+             f"({s['findings']} findings in {len(s['buckets'])} buckets; "
+             f"{len(s.get('unconfirmed_buckets', []))} flagged without one)"]
     for kernel, n in (s.get("eager_kernel_bugs") or {}).items():
         lines.append(f"  screened (eager's own kernel, not the compiler): {kernel}  x{n} cases")
     for slug, b in s["buckets"].items():
-        mark = {True: "confirmed", False: "NOT reproduced in a fresh process", None: "not verified"}[b["confirmed"]]
+        mark = STATUS_TEXT[b.get("status") or repro_status(b)]
         ladder = f" (ladder: {b['ladder_stage']})" if b.get("ladder_stage") else ""
         lines.append(f"  - {slug}  {b['symptom']}/{b['stage']}{ladder}  x{len(b['findings'])}  [{mark}]")
         lines.append(f"      {b.get('signature', '')}")
@@ -221,12 +248,12 @@ def render_text(s: dict) -> str:
 
 
 def render_markdown(s: dict) -> str:
-    rows = ["| bucket | symptom | stage | first seen (UTC) | count | confirmed | repro | report |",
+    rows = ["| bucket | symptom | stage | first seen (UTC) | count | repro status | repro | report |",
             "|---|---|---|---|---|---|---|---|"]
     for slug, b in s["buckets"].items():
         first = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(b["first_seen"])) if b.get("first_seen") else "-"
         rows.append(f"| `{slug}` | {b['symptom']} | {b['stage']} | {first} | {len(b['findings'])} | "
-                    f"{b['confirmed']} | {('[repro](' + b['repro'] + ')') if b.get('repro') else '-'} | "
+                    f"{b.get('status') or repro_status(b)} | {('[repro](' + b['repro'] + ')') if b.get('repro') else '-'} | "
                     f"{('[report](' + b['report'] + ')') if b.get('report') else '-'} |")
     phases = "\n".join(f"| {k} | {v} |" for k, v in s["phase_s"].items())
     return f"""# fuzzcomp campaign summary
@@ -238,6 +265,7 @@ def render_markdown(s: dict) -> str:
 - stopped: {s.get('stop_reason') or 'not stopped (running, or the campaign process died)'}
 - HTML report: [report.html](report.html), event log: [events.jsonl](events.jsonl)
 - compiler signals: {s.get('signals', {}).get('distinct', 0)} distinct, {s.get('signals', {}).get('once', 0)} seen once
+- bugs (buckets whose repro failed in every fresh process): {s.get('confirmed_buckets', 0)}; flagged without a confirmed repro (flaky, not reproduced, not verified or not minimised, left out of that count): {len(s.get('unconfirmed_buckets', []))}
 - findings: {s['findings']} in {len(s['buckets'])} buckets
 - mismatches screened because eager's own kernel read outside its input (eager bugs, not compiler bugs): {', '.join(f'`{k}` x{n}' for k, n in (s.get('eager_kernel_bugs') or {}).items()) or 'none'}
 - damage: {'; '.join(damage_lines(s)) or 'none'}

@@ -11,11 +11,18 @@ later stages add (minimised case, repro, report) goes beside it. Layout::
     OUT/findings/<id>/minimized.json   the reduced case (when minimised)
     OUT/findings/<id>/repro.py, report.md
     OUT/summary.md, summary.json
+    OUT/.lock                    pid of the live process using the folder
+
+One live process at a time: ``lock()`` takes ``OUT/.lock`` (atomic create); a
+second process gets a ``StoreError`` naming the holder's pid, and a lock left by a
+dead process is taken over. ``claim_new_folder`` makes a fresh, never-shared
+folder for a campaign started without ``--out``.
 """
 from __future__ import annotations
 
 import json
 import os
+import socket
 import tempfile
 import time
 from pathlib import Path
@@ -76,10 +83,84 @@ def case_from_json(d: dict) -> Case:
     return case
 
 
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
+
+
+def claim_new_folder(pattern: str = "reports/run-%Y%m%d-%H%M%S") -> str:
+    """Create and return a new folder named from ``pattern`` (UTC time); a suffix -2, -3...
+    keeps two campaigns started in the same second apart (mkdir is atomic)."""
+    base = time.strftime(pattern, time.gmtime())
+    Path(base).parent.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 10_000):
+        name = base if n == 1 else f"{base}-{n}"
+        try:
+            os.mkdir(name)
+            return name
+        except FileExistsError:
+            continue
+    raise StoreError(f"cannot find a free folder name like {base}")
+
+
 class Store:
     def __init__(self, root: Path):
         self.root = Path(root)
         self.findings_dir = self.root / "findings"
+        self._locked = False
+
+    # ---- one live process per folder ---------------------------------------------
+    def lock(self) -> None:
+        """Take the folder for this process; StoreError if a live process holds it."""
+        path = self.root / ".lock"
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create {self.root}: {e.strerror or e}") from None
+        me = f"{os.getpid()} {socket.gethostname()} {time.time():.0f}\n"
+        for _ in range(3):
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                try:
+                    fields = path.read_text().split()
+                    pid, host = int(fields[0]), fields[1]
+                except (OSError, ValueError, IndexError):
+                    pid, host = -1, socket.gethostname()  # torn or empty: its writer died mid-write
+                if pid == os.getpid() and host == socket.gethostname():
+                    self._locked = True
+                    return
+                if host != socket.gethostname() or _pid_alive(pid):
+                    where = f" on {host}" if host != socket.gethostname() else ""
+                    raise StoreError(f"{self.root} is in use by another fuzzcomp process (pid {pid}{where}); "
+                                     "wait for it to end or stop it, or choose another --out") from None
+                try:  # stale: its process is gone
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+                continue
+            except OSError as e:
+                raise StoreError(f"cannot lock {self.root}: {e.strerror or e}") from None
+            with os.fdopen(fd, "w") as f:
+                f.write(me)
+            self._locked = True
+            return
+        raise StoreError(f"cannot lock {self.root}: another process keeps taking {path}")
+
+    def unlock(self) -> None:
+        if self._locked:
+            try:
+                os.unlink(self.root / ".lock")
+            except OSError:
+                pass
+            self._locked = False
 
     def create(self, meta: dict) -> None:
         try:

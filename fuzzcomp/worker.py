@@ -239,12 +239,12 @@ class Worker:
     def clear_cancel(self) -> None:
         self._cancel.clear()
 
-    def stop(self) -> None:
+    def stop(self, grace_s: float = 2.0) -> None:
         """Ask politely, then kill."""
         if self.conn is not None and self.proc is not None and self.proc.is_alive():
             try:
                 self.conn.send(None)
-                self.proc.join(2)
+                self.proc.join(grace_s)
             except (OSError, BrokenPipeError):
                 pass
         self.kill()
@@ -344,3 +344,18 @@ class Worker:
             result = self.collect()
             if result is not None:
                 return result
+
+
+def stop_all(workers, grace_s: float = 2.0, hurry: threading.Event | None = None) -> None:
+    """Stop every worker at once: each is asked to exit and killed after ``grace_s``, all in
+    parallel, so stopping N workers takes about ``grace_s``, not N times it. ``hurry`` (set by a
+    second signal) skips what is left of the wait."""
+    threads = [threading.Thread(target=w.stop, kwargs={"grace_s": grace_s} if isinstance(w, Worker) else {},
+                                name=f"fuzzcomp-stop-{getattr(w, 'index', i)}", daemon=True)
+               for i, w in enumerate(workers)]
+    for t in threads:
+        t.start()
+    until = time.monotonic() + grace_s + 6.0
+    for t in threads:
+        while t.is_alive() and time.monotonic() < until and not (hurry is not None and hurry.is_set()):
+            t.join(0.1)

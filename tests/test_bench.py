@@ -81,3 +81,24 @@ def test_bench_recall_detects_a_planted_fault(tmp_path):
                      "--recall", "perturb_add", "--recall-cases", "20", "--workdir", str(tmp_path)]) == 0
     rec = json.loads(out.read_text())["recall"]["perturb_add"]
     assert rec["exit_code"] == 1 and rec["detected"] is True  # 1: the campaign has findings and rec["cases_to_detect"] >= 1
+
+
+def test_jobs_sweep_rows_and_table():
+    """benchmarks/jobs_sweep.py: its parsing and the row it takes from a campaign's summary."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "jobs_sweep.py"
+    spec = importlib.util.spec_from_file_location("jobs_sweep", path)
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    assert sweep.parse_jobs("8,12, 16,24") == [8, 12, 16, 24]
+    with pytest.raises(SystemExit):
+        sweep.parse_jobs("8,x")
+    with pytest.raises(SystemExit):
+        sweep.parse_jobs("0")
+    s = {"cases": 120, "valid_rate": 0.9, "findings": 7, "wall_s": 60.0, "dropped": 2,
+         "buckets": {"a": {}, "b": {}, "c": {}}, "phase_s": {"worker start-up": 30.5}}
+    row = sweep.row_from_summary(16, s, process_s=63.0, budget_s=60.0)
+    assert row["cases_per_min"] == 120.0 and row["buckets_per_min"] == 3.0 and row["overrun_s"] == 3.0
+    table = sweep.render([row, dict(row, jobs=8, cases_per_min=90.0)])
+    assert "most cases/min: --jobs 16" in table and table.splitlines()[0].split()[0] == "jobs"

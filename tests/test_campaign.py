@@ -124,9 +124,9 @@ class FakeWorker:
         self.cancelled = True
 
 
-def _campaign_with_findings(tmp_path, n_buckets_first=2):
+def _campaign_with_findings(tmp_path, jobs=2):
     out = tmp_path / "c"
-    c = Campaign(RunConfig(out=str(out), cases=100, jobs=2, backend="eager"))
+    c = Campaign(RunConfig(out=str(out), cases=100, jobs=jobs, backend="eager"))
     c._open_store()
     # bucket A found twice, then bucket B once: B's first finding must be minimised before A's second
     for status, index in (("died", 0), ("died", 1), ("timeout", 2)):
@@ -134,42 +134,80 @@ def _campaign_with_findings(tmp_path, n_buckets_first=2):
     return c
 
 
-def test_new_buckets_are_minimised_first_and_the_share_is_kept(tmp_path, monkeypatch):
-    c = _campaign_with_findings(tmp_path)
-    order = []
-
+def _fake_finish(order, confirmed=True):
     def fake_finish(store, fid, worker, **kw):
         order.append(fid)
         time.sleep(0.05)
-        return {"id": fid, "minimize_s": 0.05}
+        return {"id": fid, "minimize_s": 0.05, "confirmed": confirmed}
+    return fake_finish
 
-    monkeypatch.setattr(campaign_mod, "finish_finding", fake_finish)
+
+def _join_all(c, pool):
+    for m in list(c._minimisers):
+        m["thread"].join()
+    c._reap_minimisers(pool)
+
+
+def test_new_buckets_are_minimised_first_and_the_share_is_kept(tmp_path, monkeypatch):
+    c = _campaign_with_findings(tmp_path)
+    order = []
+    monkeypatch.setattr(campaign_mod, "finish_finding", _fake_finish(order))
     pool = [FakeWorker(0), FakeWorker(1)]
     c.t_start = time.monotonic() - 100          # 200 worker-seconds so far
     c.minimise_s = 49.0                          # below 25%: may start
     c._maybe_minimise(pool, end=None, generating=True)
-    assert c._minimiser is not None and len(pool) == 1     # one worker lent, one keeps generating
-    c._minimiser["thread"].join()
-    c._reap_minimiser(pool)
+    assert len(c._minimisers) == 1 and len(pool) == 1     # one worker lent, one keeps generating
+    _join_all(c, pool)
     assert len(pool) == 2
-    c.minimise_s = 60.0                          # above 25% of 200 s: generation has priority
+    # B has no repro yet: it goes ahead of A's second finding, even above the share
+    c.minimise_s = 60.0
     c._maybe_minimise(pool, end=None, generating=True)
-    assert c._minimiser is None
-    c._maybe_minimise(pool, end=None, generating=False)    # generation over: minimise freely
-    c._minimiser["thread"].join()
-    c._reap_minimiser(pool)
+    assert len(c._minimisers) == 1
+    _join_all(c, pool)
+    c._maybe_minimise(pool, end=None, generating=True)    # A2: A has a repro, the share holds
+    assert c._minimisers == []
+    c._maybe_minimise(pool, end=None, generating=False)   # generation over: minimise freely
+    _join_all(c, pool)
     ids = [e["id"] for e in Store(c.store.root).events() if e["event"] == "finding"]
-    # first A, then B (a new bucket), and A's second finding last
-    assert order == [ids[0], ids[2]] and [fid for _, _, fid in c.queue] == [ids[1]]
+    assert order == [ids[0], ids[2], ids[1]] and c.queue == []
     mins = [e for e in Store(c.store.root).events() if e["event"] == "minimized"]
-    assert len(mins) == 2 and all("worker_s" in e for e in mins)
+    assert len(mins) == 3 and all("worker_s" in e for e in mins)
+    assert (c.store.root / "summary.json").exists()       # every minimisation refreshes the summary
+
+
+def test_several_minimisations_run_in_parallel(tmp_path, monkeypatch):
+    """With 8 workers two minimisers run at once (one per four workers), one per bucket; when
+    generation is over every free worker minimises."""
+    c = _campaign_with_findings(tmp_path, jobs=8)
+    order = []
+    monkeypatch.setattr(campaign_mod, "finish_finding", _fake_finish(order))
+    pool = [FakeWorker(i) for i in range(8)]
+    c.t_start = time.monotonic() - 100
+    c._maybe_minimise(pool, end=None, generating=True)
+    assert len(c._minimisers) == 2 and len(pool) == 6
+    assert len({m["slug"] for m in c._minimisers}) == 2   # two buckets, not two findings of one
+    _join_all(c, pool)
+    assert len(pool) == 8 and len(c._has_repro) == 2
+
+
+def test_a_bucket_without_a_confirmed_repro_gets_its_second_finding_minimised(tmp_path, monkeypatch):
+    c = _campaign_with_findings(tmp_path)
+    order = []
+    monkeypatch.setattr(campaign_mod, "finish_finding", _fake_finish(order, confirmed=False))
+    pool = [FakeWorker(0), FakeWorker(1)]
+    c.t_start = time.monotonic() - 100
+    c.minimise_s = 60.0                          # above the share: only buckets with no repro run
+    for _ in range(3):
+        c._maybe_minimise(pool, end=None, generating=True)
+        _join_all(c, pool)
+    assert len(order) == 3 and c._has_repro == set()
 
 
 def test_no_minimisation_starts_near_the_deadline(tmp_path, monkeypatch):
     c = _campaign_with_findings(tmp_path)
     monkeypatch.setattr(campaign_mod, "finish_finding", lambda *a, **k: pytest.fail("started"))
     c._maybe_minimise([FakeWorker(0)], end=time.monotonic() + 5, generating=False)
-    assert c._minimiser is None
+    assert c._minimisers == []
 
 
 # ---- summary, Markdown and HTML from a folder ---------------------------------------------------

@@ -22,6 +22,7 @@ from .choices import ChoiceStream
 from .ir import (Assign, CallFn, CondOp, DataCond, Function, Global, If, Input, Loop, ModuleDef,
                  Mutate, Program, Ref, Return, ScalarCond, SizeCond, StateTensor, TensorType, While,
                  With, tainted_sources, walk)
+from . import shapes
 from .scope import Scope, Val
 
 BRANCH_OPS = ("torch.sin({0})", "torch.tanh({0})", "torch.relu({0})", "torch.neg({0})",
@@ -114,6 +115,8 @@ def extra_inputs(ch: ChoiceStream, scope: StructScope, inputs: list[Input], ctx:
         shape = list(base.type.shape)
         if view == "transposed":
             shape[-1], shape[-2] = shape[-2], shape[-1]
+        elif base.type.rank >= 1 and scope.min_dim(shape[0]) >= 1 and ch.boolean(0.35):
+            view, shape[0] = "offset", shapes.add(shape[0], -1)  # base[1:]: overlaps the base one row on
         name = f"x{n}"
         extra.append(Input(name, TensorType(tuple(shape), base.type.dtype), base.layout,
                            kind="alias", alias_of=base.name, view=view))

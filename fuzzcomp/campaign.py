@@ -120,7 +120,7 @@ class Campaign:
     def __init__(self, cfg: RunConfig, progress=None, resume: bool = False):
         self.cfg = cfg
         # on CUDA fp16/bf16 weighted up and random ops off (GenConfig.for_device says why)
-        self.gen_config = GenConfig.for_device(cfg.device, **dict(cfg.generator))
+        self.gen_config = GenConfig.for_device(cfg.device, mode=cfg.mode, **dict(cfg.generator))
         self.store = Store(Path(cfg.out))
         self.progress = progress or (lambda *a, **k: None)
         self.resume = resume

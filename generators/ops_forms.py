@@ -149,8 +149,8 @@ def dtype_widen(s, spec):
         tmpl = "({0}.view(torch.%s) & %d)" % (dst, mask)
         shape = x.type.shape[:-1] + (last // r,)
     else:  # make the last dim a multiple of r first: r copies of each element side by side
-        tmpl = "({0}.unsqueeze(-1).expand(*{0}.shape, %d).clone(memory_format=torch.contiguous_format)"
-                ".view(torch.%s) & %d)" % (r, dst, mask)
+        tmpl = ("({0}.unsqueeze(-1).expand(*{0}.shape, %d).clone(memory_format=torch.contiguous_format)"
+                ".view(torch.%s) & %d)") % (r, dst, mask)
         shape = x.type.shape + (1,)
     return s.assign(spec.name, tmpl, (Ref(x.name),), TensorType(shape, dst), mask) is not None
 

@@ -21,6 +21,9 @@ def _target(s, pred):
     if s.parent is not None or getattr(s, "readonly", False):
         return None
     cands = [v for v in s.vals if v.writable and not v.name.startswith("self.") and pred(v)]
+    made = [v for v in cands if not v.is_input]
+    if made and s.ch.boolean(0.75):  # mostly values the graph makes; inputs' metadata less often
+        cands = made
     return s.ch.choice(cands) if cands else None
 
 

@@ -341,7 +341,8 @@ class Campaign:
         cache_dir, drop_cache = inductor_cache_dir()  # see worker.py: "Caches"
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
                                   log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir,
-                                  gpus=_gpu_count() if self.cfg.device == "cuda" else 0)
+                                  gpus=_gpu_count() if self.cfg.device == "cuda" else 0,
+                                  strict_precision=self.cfg.half_rounding == "strict")
         workers = self.workers = self.engine.workers(self.cfg.jobs, settings)  # issue 9
         old_handlers = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         failure = None

@@ -61,7 +61,8 @@ def run_config(args):
                     run_timeout_s=pick(args.run_timeout, "run_timeout", 60.0), memory_mb=memory,
                     max_minimize_per_bucket=fileset.get("max_minimize_per_bucket", 2),
                     recycle_every=pick(args.recycle_every, "recycle_every", 200),
-                    generator=dict(fileset.get("generator", {})))
+                    generator=dict(fileset.get("generator", {})),
+                    half_rounding=pick(args.half_rounding, "half_rounding", "fp64"))
     return validate(cfg), args.resume is not None
 
 

@@ -38,6 +38,7 @@ class RunConfig:
     recycle_every: int = 200         # restart each worker after this many cases
     generator: dict = field(default_factory=dict)  # GenConfig overrides (from the settings file)
     ray: str | None = None           # Ray cluster address ("default": Ray's own lookup); None = local
+    half_rounding: str = "fp64"      # fp16/bf16 judging: fp64 rule, or "strict" (match eager's rounding)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -71,6 +72,8 @@ def validate(cfg: RunConfig) -> RunConfig:
     if cfg.recycle_every < 1 or cfg.max_minimize_per_bucket < 0:
         raise ConfigError("recycle_every must be >= 1 and max_minimize_per_bucket >= 0")
     check_generator(cfg.generator)
+    if cfg.half_rounding not in ("fp64", "strict"):
+        raise ConfigError(f"--half-rounding must be fp64 or strict, got {cfg.half_rounding!r}")
     if cfg.device == "cuda" and cfg.ray is None:  # on Ray the GPUs are on the nodes, not here
         import torch
         if not torch.cuda.is_available():

@@ -94,3 +94,31 @@ def test_for_device_turns_big_matmuls_on_only_for_autotune_modes():
     assert GenConfig.for_device("cuda", mode="max-autotune").big_matmul_weight == 1.0
     assert GenConfig.for_device("cuda", mode="max-autotune-no-cudagraphs").big_matmul_weight == 1.0
     assert 0 < GenConfig.for_device("cpu", mode="max-autotune").big_matmul_weight < 0.1
+
+
+def test_half_rounding_flag_reaches_the_worker_options(tmp_path, monkeypatch):
+    from fuzzcomp import campaign as campaign_mod
+    from fuzzcomp.cli import build_parser
+    from fuzzcomp.commands import run_config
+    from fuzzcomp.config import ConfigError, validate
+    monkeypatch.chdir(tmp_path)
+    args = build_parser().parse_args(["run", "--cases", "1", "--half-rounding", "strict", "--out", "c"])
+    cfg, _ = run_config(args)
+    assert cfg.half_rounding == "strict"
+    cfg0, _ = run_config(build_parser().parse_args(["run", "--cases", "1", "--out", "d"]))
+    assert cfg0.half_rounding == "fp64"
+    with pytest.raises(ConfigError):
+        validate(RunConfig(out=str(tmp_path / "e"), cases=1, half_rounding="loose"))
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_workers(self, n, settings):
+        seen["strict"] = settings.strict_precision
+        raise Stop
+    c = campaign_mod.Campaign(cfg)
+    monkeypatch.setattr(type(campaign_mod.make_engine(cfg, log=lambda *a, **k: None)), "workers", fake_workers)
+    with pytest.raises(Stop):
+        c.run()
+    assert seen["strict"] is True

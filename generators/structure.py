@@ -166,12 +166,13 @@ def setup_state(ch: ChoiceStream, scope: StructScope, inputs: list[Input], ctx: 
 
 # ---- conditions ----------------------------------------------------------------------
 def size_cond(ch: ChoiceStream, scope: Scope) -> SizeCond | None:
-    cands = [v for v in scope.all_vals() if v.is_input and any(isinstance(d, str) for d in v.type.shape)
+    # plain symbols only (an input aliasing another at an offset has a dim like "(s0)+(-1)")
+    cands = [v for v in scope.all_vals() if v.is_input and any(d in scope.sizes for d in v.type.shape)
              and "[" not in v.name]
     if not cands:
         return None
     x = ch.choice(cands)
-    dim = ch.choice([i for i, d in enumerate(x.type.shape) if isinstance(d, str)])
+    dim = ch.choice([i for i, d in enumerate(x.type.shape) if d in scope.sizes])
     seen = sorted(set(scope.sizes[x.type.shape[dim]]))
     # Split the schedule's values across the two branches where it can.
     value = seen[ch.integer(0, len(seen) - 2)] if len(seen) > 1 else max(seen[0] - ch.integer(0, 1), 0)

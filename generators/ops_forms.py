@@ -221,10 +221,10 @@ def out_multi(s, spec):
 
 
 FORMS = (
-    Spec(F + "max_pool1d[form]", "nn", pool_form, 0.15),
-    Spec(F + "max_pool2d[form]", "nn", pool_form, 0.2),
-    Spec(F + "avg_pool1d[form]", "nn", pool_form, 0.15),
-    Spec(F + "avg_pool2d[form]", "nn", pool_form, 0.2),
+    Spec(F + "max_pool1d[form]", "nn", pool_form, 0.3),
+    Spec(F + "max_pool2d[form]", "nn", pool_form, 0.45),
+    Spec(F + "avg_pool1d[form]", "nn", pool_form, 0.3),
+    Spec(F + "avg_pool2d[form]", "nn", pool_form, 0.45),
     Spec("torch.matmul[form]", "matmul", matmul_form, 0.4),
     Spec("torch.bmm[expand]", "matmul", matmul_form, 0.15),
     Spec("Tensor.view[widen]", "view", dtype_widen, 0.2),

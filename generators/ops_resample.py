@@ -74,5 +74,5 @@ def _size_ok(s, e, num: int, den: int) -> bool:
 
 
 RESAMPLE = (
-    Spec(F + "interpolate", "resample", interpolate, 0.6),
+    Spec(F + "interpolate", "resample", interpolate, 1.5),
 )

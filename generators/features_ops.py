@@ -41,7 +41,7 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
             f.add("interpolate_nonint_scale")
         if "align_corners=" in tmpl:
             f.add("interpolate_align_corners")
-    elif variant == "scalar]":
+    elif variant == "scalar]" and base in ("torch.clamp", "torch.div", "torch.remainder", "torch.fmod"):
         f.add("scalar_param")
     elif variant == "half_literal]":
         f.add("half_literal")

@@ -134,7 +134,7 @@ class Campaign:
     def __init__(self, cfg: RunConfig, progress=None, resume: bool = False):
         self.cfg = cfg
         # on CUDA fp16/bf16 weighted up and random ops off (GenConfig.for_device says why)
-        self.gen_config = GenConfig.for_device(cfg.device, **dict(cfg.generator))
+        self.gen_config = GenConfig.for_device(cfg.device, mode=cfg.mode, **dict(cfg.generator))
         self.store = Store(Path(cfg.out))
         self.progress = progress or (lambda *a, **k: None)
         self.resume = resume
@@ -405,7 +405,8 @@ class Campaign:
         cache_dir, drop_cache = inductor_cache_dir()  # see worker.py: "Caches"
         settings = WorkerSettings(memory_mb=self.cfg.memory_mb, recycle_every=self.cfg.recycle_every,
                                   log_path=str(self.store.root / "workers.log"), cache_dir=cache_dir,
-                                  gpus=_gpu_count() if self.cfg.device == "cuda" else 0)
+                                  gpus=_gpu_count() if self.cfg.device == "cuda" else 0,
+                                  strict_precision=self.cfg.half_rounding == "strict")
         workers = self.workers = self.engine.workers(self.cfg.jobs, settings)  # issue 9
         self.progress("starting", jobs=len(workers))
         failure = None

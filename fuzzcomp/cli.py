@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default inductor)")
     r.add_argument("--mode", default=None,
                    choices=("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"))
+    r.add_argument("--half-rounding", choices=("fp64", "strict"), default=None,
+                   help="judge fp16/bf16 values by the fp64 rule (default), or strict: Inductor emulates "
+                   "eager's half-precision rounding (emulate_precision_casts) and must match eager")
     r.add_argument("--out", default=None,
                    help="campaign folder (default reports/run-YYYYmmdd-HHMMSS)")
     r.add_argument("--resume", nargs="?", const=True, default=None, metavar="DIR",

@@ -95,7 +95,8 @@ def run_config(args):
                     max_minimize_per_bucket=pick(None, "max_minimize_per_bucket", 2),
                     recycle_every=pick(args.recycle_every, "recycle_every", 200),
                     generator=_generator_settings(args, fileset, old.get("generator")),
-                    feedback=pick(getattr(args, "feedback", None), "feedback", "off"))
+                    feedback=pick(getattr(args, "feedback", None), "feedback", "off"),
+                    half_rounding=pick(args.half_rounding, "half_rounding", "fp64"))
     return validate(cfg), args.resume is not None
 
 

@@ -43,6 +43,7 @@ class RunConfig:
     symptoms: tuple | None = None    # record only these symptom classes; None = all
     confirm_runs: int = 3            # fresh processes a repro must fail in to count as confirmed
     max_minimizers: int | None = None  # minimisations at once; None = default_minimizers(jobs)
+    half_rounding: str = "fp64"      # fp16/bf16 judging: fp64 rule, or "strict" (match eager's rounding)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -128,6 +129,8 @@ def validate(cfg: RunConfig) -> RunConfig:
     check_generator(cfg.generator)
     if cfg.feedback not in ("off", "on"):
         raise ConfigError(f"--feedback must be off or on, got {cfg.feedback!r}")
+    if cfg.half_rounding not in ("fp64", "strict"):
+        raise ConfigError(f"--half-rounding must be fp64 or strict, got {cfg.half_rounding!r}")
     if cfg.device == "cuda" and cfg.ray is None:  # on Ray the GPUs are on the nodes, not here
         import torch
         if not torch.cuda.is_available():

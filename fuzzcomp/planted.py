@@ -246,3 +246,7 @@ def miscompute_after_item(gm: torch.fx.GraphModule, example_inputs):
         outs = gm(*args)
         return type(outs)(bump(o) for o in outs) if isinstance(outs, (tuple, list)) else bump(outs)
     return run
+# faults that only one generator capability reaches (argument forms, resampling, scalars...)
+from .planted_forms import (alias_offset_bug, big_matmul_bug, dtype_widen_bug, inplace_view_bug,  # noqa: E402,F401
+                            interpolate_scale_bug, loss_kink_bug, matmul_form_bug, nonleaf_grad_bug,
+                            out_reduction_bug, pool_form_bug, scatter_no_self_bug, stale_scalar_param)

@@ -98,7 +98,7 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
     """specs: [(name, shape with symbol names or ints, dtype, layout[, info])], sizes: {symbol: int}.
 
     info (optional dict): kind tensor|list|tuple|dict (``count`` tensors)|int|float (the value
-    comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed).
+    comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed|offset, the last ``base[1:]``).
     call_extra (optional dict): scalars, inference_inputs, requires_grad (names), marks
     ((name, dim, mark|maybe) for torch._dynamo.mark_dynamic / maybe_mark_dynamic).
     requires_grad: more names of float inputs that become leaves requiring grad (in place, so
@@ -119,7 +119,7 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
             if kind == "alias":
                 base, view = out[info["of"]], info.get("view", "same")
                 out.append(base if view == "same" else base.transpose(-1, -2) if view == "transposed"
-                           else base.view(base.shape))
+                           else base[1:] if view == "offset" else base.view(base.shape))
                 continue
             concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
             if kind in ("list", "tuple", "dict"):

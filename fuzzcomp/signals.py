@@ -280,13 +280,13 @@ def _cpp_loop_signals(body: str) -> set[str]:
     return out
 
 
-def checked(check, case):
+def checked(check, case, *args):
     """``check(case)`` with the case's signals added to ``obs.stats["signals"]`` (only when the
     compiled pass ran: an eager-invalid case never compiles, and the counters still hold the
     previous case's)."""
     install()
     begin()
-    obs, verdicts = check(case)
+    obs, verdicts = check(case, *args)
     if obs.eager_valid:
         t0 = time.perf_counter()
         obs.stats["signals"] = collect()

@@ -66,6 +66,7 @@ class WorkerSettings:
     cache_dir: str | None = None  # shared by the campaign's workers; None = one per process
     gpus: int = 0                 # >0: worker i sees only GPU i % gpus (CUDA_VISIBLE_DEVICES)
     gpu: int | None = None        # set per worker from ``gpus`` when it starts
+    strict_precision: bool = False  # --half-rounding strict: ExecOptions.strict_precision
 
 
 def _setup_cache(cache_dir: str | None) -> None:
@@ -104,7 +105,7 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
     import torch
     torch.set_num_threads(settings.threads)
     from . import signals
-    from .execute import check, configure_torch, observe, set_phase_listener
+    from .execute import ExecOptions, check, configure_torch, observe, set_phase_listener
     configure_torch()
     set_phase_listener(lambda name: conn.send(("phase", name)))
     conn.send("ready")
@@ -117,7 +118,7 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
             return
         try:
             if job.kind == CHECK:
-                obs, verdicts = signals.checked(check, job.case)
+                obs, verdicts = signals.checked(check, job.case, ExecOptions(strict_precision=settings.strict_precision))
                 result = JobResult(job.id, DONE, obs.eager_valid, verdicts, obs.stats, obs.timings)
             elif job.kind == EAGER_ONLY:
                 obs = observe(job.case, eager_only=True)

@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from . import reach, structure
 from .choices import ChoiceStream
 from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
+from .knobs import RANDOM_OPS, weights_for  # noqa: F401  (RANDOM_OPS re-exported)
+from .ops_scalar import param_inputs
 from .reach_stmts import BUILDERS as REACH_BUILDERS
 from .registry import REGISTRY, op_filter_mask
 from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re-exported)
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
 
-GENERATOR_VERSION = "0.7"
+GENERATOR_VERSION = "0.8"
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths
@@ -55,19 +57,30 @@ class GenConfig:
     # capabilities every case gets (a test or campaign that aims at one capability)
     reach_weights: tuple = ()
     force: tuple = ()
+    # Multipliers of the registry weights of one capability each (knobs.KNOBS lists their specs):
+    # 0 turns one off, a large value forces it (the planted-fault tests do).
+    forms_weight: float = 1.0          # pooling/matmul/dtype-view/out= argument forms
+    resample_weight: float = 1.0       # interpolate in every mode
+    scalar_param_weight: float = 1.0   # Python floats as op parameters, literals meeting fp16/bf16
+    scalar_param_p: float = 0.15       # chance of one extra Python-float argument for them
+    scatter_reduce_weight: float = 1.0  # scatter_reduce / index_reduce
+    inplace_view_weight: float = 1.0   # unsqueeze_, t_, resize_ ...
+    grad_forms_weight: float = 1.0     # in-place updates of non-leaf grad tensors, losses with kinks
+    # GEMMs/convs big enough for autotuned templates: slow to compile, so off unless the mode
+    # autotunes (for_device turns them on there: often on CUDA, rarely on CPU)
+    big_matmul_weight: float = 0.0
 
     @classmethod
-    def for_device(cls, device: str, **overrides) -> "GenConfig":
-        """The campaign's config for a device: fp16/bf16 weighted up and random ops off on CUDA."""
+    def for_device(cls, device: str, mode: str | None = None, **overrides) -> "GenConfig":
+        """The campaign's config for a device and mode: fp16/bf16 weighted up and random ops off
+        on CUDA; big GEMMs/convs under the max-autotune modes."""
         if device != "cpu":
             overrides.setdefault("half_weight", 3.0)
             overrides.setdefault("random_ops", False)
             overrides.setdefault("int_matmul", False)
+        if mode in ("max-autotune", "max-autotune-no-cudagraphs"):
+            overrides.setdefault("big_matmul_weight", 1.0 if device != "cpu" else 0.05)
         return cls(**overrides)
-
-
-#: ops that draw random numbers (see GenConfig.random_ops)
-RANDOM_OPS = frozenset({"torch.nn.functional.dropout", "torch.rand_like", "torch.randn_like"})
 
 
 def generate(seed: int, config: GenConfig = GenConfig()) -> Case:
@@ -92,16 +105,19 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     scope = StructScope(ch, counter, sizes={s: sizes[s] for s in symbols}, max_numel=cfg.max_numel)
     scope.int_matmul = cfg.int_matmul
     inputs = _inputs(ch, scope, symbols, cfg)
-    one_stmt = _one_stmt if cfg.random_ops else functools.partial(_one_stmt, weights=_NO_RANDOM_WEIGHTS)
+    weights = weights_for(cfg)
     if cfg.ops or cfg.families or cfg.exclude:
-        one_stmt = functools.partial(_one_stmt, weights=_filtered_weights(
-            cfg.random_ops, tuple(cfg.ops), tuple(cfg.families), tuple(cfg.exclude)))
+        weights = tuple(w if keep else 0.0 for w, keep in
+                        zip(weights, op_filter_mask(tuple(cfg.ops), tuple(cfg.families), tuple(cfg.exclude))))
+    one_stmt = functools.partial(_one_stmt, weights=weights)
     ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
     inputs += structure.extra_inputs(ch, scope, inputs, ctx)
+    inputs += param_inputs(ch, scope, inputs, ctx, cfg.scalar_param_p * min(cfg.scalar_param_weight, 1.0))
     structure.setup_state(ch, scope, inputs, ctx)
     caps = reach.plan(ch, reach.weights_of(cfg.reach_weights), cfg.force)
     if "special" in caps:
         inputs = reach.special_inputs(ch, inputs)
+    scope.float_scalars = tuple(ctx.float_names())
     n_stmts = ch.integer(2, cfg.max_stmts)
     # each body capability goes in once, after a drawn statement (later ones run under its change)
     at = {name: ch.integer(0, n_stmts - 1) for name in sorted(caps) if name in REACH_BUILDERS}
@@ -159,17 +175,7 @@ def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Inp
     return inputs
 
 
-_WEIGHTS = [op.weight for op in REGISTRY]
-_NO_RANDOM_WEIGHTS = [0.0 if op.name in RANDOM_OPS else op.weight for op in REGISTRY]
-
-
-@functools.lru_cache(maxsize=16)
-def _filtered_weights(random_ops: bool, ops: tuple, families: tuple, exclude: tuple) -> list:
-    base = _WEIGHTS if random_ops else _NO_RANDOM_WEIGHTS
-    return [w if keep else 0.0 for w, keep in zip(base, op_filter_mask(ops, families, exclude))]
-
-
-def _one_stmt(ch: ChoiceStream, scope: Scope, weights=_WEIGHTS) -> None:
+def _one_stmt(ch: ChoiceStream, scope: Scope, weights=weights_for(GenConfig())) -> None:
     for _attempt in range(12):
         op = ch.weighted(REGISTRY, weights)
         if op.build(scope):

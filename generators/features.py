@@ -7,6 +7,7 @@ feature appears over N seeds) and by histogram reports.
 from __future__ import annotations
 
 from .reach import REACH_FEATURES, reach_features
+from .features_ops import OP_FEATURES, op_features
 from .ir import (Assign, CallFn, Case, CondOp, DataCond, If, Loop, Mutate, Return, ScalarCond, SizeCond,
                  While, With, submodules, walk, walk_program)
 
@@ -19,7 +20,7 @@ FEATURES = (
     "output_single", "aliased_args", "sizes_change", "values_change", "dynamic_true", "dynamic_false",
     "dynamic_none", "mark_dynamic", "maybe_mark_dynamic", "scalar_values_change", "global_values_change",
     "no_grad_call", "inference_mode_call", "inference_inputs", "requires_grad", "requires_grad_flip",
-) + REACH_FEATURES
+) + REACH_FEATURES + OP_FEATURES
 
 
 def features(case: Case) -> set[str]:
@@ -103,4 +104,4 @@ def features(case: Case) -> set[str]:
         f.add("global_values_change")
     if len({c.requires_grad for c in calls}) > 1:
         f.add("requires_grad_flip")
-    return f | reach_features(case)
+    return f | reach_features(case) | op_features(case)

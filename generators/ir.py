@@ -487,6 +487,11 @@ def tainted_sources(program: Program) -> set[str]:
             deps[s.out] = deps.get(s.out, set()) | d(s.operands)
         elif isinstance(s, Mutate):
             u = d(refs_of(s))
-            tainted |= u
+            if not s.op.endswith(GRAD_SAFE_SUFFIX):  # updates whose backward needs nothing overwritten
+                tainted |= u
             deps[s.target] = u
     return tainted
+
+
+#: ops whose name ends so update a fresh non-leaf in place in a way autograd accepts
+GRAD_SAFE_SUFFIX = "[nonleaf]"

@@ -13,8 +13,16 @@ from .ops_inplace import INPLACE
 from .ops_math import MATH
 from .ops_pointwise import BINARY, COMPARE, TERNARY, UNARY
 from .ops_view import VIEW
+from .ops_big import BIG
+from .ops_forms import FORMS
+from .ops_grad import GRAD
+from .ops_inplace_view import INPLACE_VIEW
+from .ops_resample import RESAMPLE
+from .ops_scalar import SCALAR
+from .ops_scatter import SCATTER
 
-REGISTRY = UNARY + BINARY + COMPARE + TERNARY + MATH + VIEW + INDEX + INPLACE
+REGISTRY = UNARY + BINARY + COMPARE + TERNARY + MATH + VIEW + INDEX + INPLACE \
+    + FORMS + RESAMPLE + SCALAR + SCATTER + INPLACE_VIEW + GRAD + BIG
 
 _names = [op.name for op in REGISTRY]
 assert len(_names) == len(set(_names)), "duplicate op names in REGISTRY"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from .build import GenConfig, generate
+from .features_ops import op_features
 from .ir import Assign, If, Mutate, Ref, walk
 from .reach import reach_features
 from .registry import FAMILY_OF, callable_name
@@ -56,6 +57,7 @@ def histogram(seeds: Iterable[int], config: GenConfig = GenConfig()) -> Stats:
             else:
                 st.result_dtypes[stmt.type.dtype] += 1
         seen |= _alias_features(prog)
+        seen |= op_features(case)
         for i in prog.inputs:
             st.dtypes[i.type.dtype] += 1
             st.layouts[i.layout] += 1

@@ -22,6 +22,7 @@ from .choices import ChoiceStream
 from .ir import (Assign, CallFn, CondOp, DataCond, Function, Global, If, Input, Loop, ModuleDef,
                  Mutate, Program, Ref, Return, ScalarCond, SizeCond, StateTensor, TensorType, While,
                  With, tainted_sources, walk)
+from . import shapes
 from .scope import Scope, Val
 
 BRANCH_OPS = ("torch.sin({0})", "torch.tanh({0})", "torch.relu({0})", "torch.neg({0})",
@@ -117,6 +118,8 @@ def extra_inputs(ch: ChoiceStream, scope: StructScope, inputs: list[Input], ctx:
         shape = list(base.type.shape)
         if view == "transposed":
             shape[-1], shape[-2] = shape[-2], shape[-1]
+        elif base.type.rank >= 1 and scope.min_dim(shape[0]) >= 1 and ch.boolean(0.35):
+            view, shape[0] = "offset", shapes.add(shape[0], -1)  # base[1:]: overlaps the base one row on
         name = f"x{n}"
         extra.append(Input(name, TensorType(tuple(shape), base.type.dtype), base.layout,
                            kind="alias", alias_of=base.name, view=view))
@@ -166,12 +169,13 @@ def setup_state(ch: ChoiceStream, scope: StructScope, inputs: list[Input], ctx: 
 
 # ---- conditions ----------------------------------------------------------------------
 def size_cond(ch: ChoiceStream, scope: Scope) -> SizeCond | None:
-    cands = [v for v in scope.all_vals() if v.is_input and any(isinstance(d, str) for d in v.type.shape)
+    # plain symbols only (an input aliasing another at an offset has a dim like "(s0)+(-1)")
+    cands = [v for v in scope.all_vals() if v.is_input and any(d in scope.sizes for d in v.type.shape)
              and "[" not in v.name]
     if not cands:
         return None
     x = ch.choice(cands)
-    dim = ch.choice([i for i, d in enumerate(x.type.shape) if isinstance(d, str)])
+    dim = ch.choice([i for i, d in enumerate(x.type.shape) if d in scope.sizes])
     seen = sorted(set(scope.sizes[x.type.shape[dim]]))
     # Split the schedule's values across the two branches where it can.
     value = seen[ch.integer(0, len(seen) - 2)] if len(seen) > 1 else max(seen[0] - ch.integer(0, 1), 0)

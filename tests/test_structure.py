@@ -40,7 +40,8 @@ def test_every_feature_appears_over_seeds():
         case = generate(seed)
         count.update(features(case))
         compile(emit(case.program), f"<seed {seed}>", "exec")
-    missing = [f for f in FEATURES if count[f] == 0]
+    off_by_default = {"big_matmul"}  # GenConfig.big_matmul_weight is 0 outside the max-autotune modes
+    missing = [f for f in FEATURES if count[f] == 0 and f not in off_by_default]
     assert not missing, f"features never generated: {missing}"
 
 

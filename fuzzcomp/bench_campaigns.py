@@ -97,7 +97,8 @@ def recall(opts, workdir: str, say=lambda msg: None) -> dict:
         cases = min(opts.recall_cases, SLOW_PLANTED.get(name, opts.recall_cases))
         timeout = HANG_TIMEOUT_S if name in SLOW_PLANTED else opts.case_timeout_s
         out = Path(workdir) / f"recall-{name}"
-        args = ["--cases", str(cases), "--backend", f"fuzzcomp.planted:{name}", "--jobs", "1",
+        # -x: the campaign stops at its first finding, which is all recall measures
+        args = ["--cases", str(cases), "-x", "--backend", f"fuzzcomp.planted:{name}", "--jobs", "1",
                 "--out", str(out), "--case-timeout", str(timeout)]
         code, err, elapsed = _run(args, cases * (timeout + 30) + 120)
         events = _events(out)

@@ -190,7 +190,7 @@ class SelfTestFile(pytest.File):
 _SCRIPTS = {"shows": 'print("BUG: call 0, output[0]: planted for the self-test")\nraise SystemExit(1)\n',
             "fixed": 'print("OK: compiled matches eager on every call")\nraise SystemExit(0)\n',
             "broken": 'raise RuntimeError("harness bug")\n',
-            "cannot": 'print("cannot run here: no CUDA device")\nraise SystemExit(3)\n'}
+            "cannot": 'print("cannot run here: no CUDA device")\nraise SystemExit(3)\n',
             "no-env": 'print("BUG: looks like a bug but the repro says it cannot run here")\nraise SystemExit(3)\n'}
 
 

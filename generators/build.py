@@ -70,6 +70,12 @@ class GenConfig:
     # autotunes (for_device turns them on there: often on CUDA, rarely on CPU)
     big_matmul_weight: float = 0.0
 
+    def __post_init__(self):
+        # settings files and flags give lists; the config is hashed (weights are cached per config)
+        for name, value in vars(self).items():
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(tuple(v) if isinstance(v, list) else v for v in value))
+
     @classmethod
     def for_device(cls, device: str, mode: str | None = None, **overrides) -> "GenConfig":
         """The campaign's config for a device and mode: fp16/bf16 weighted up and random ops off

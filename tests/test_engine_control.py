@@ -209,7 +209,7 @@ def test_exitfirst_stops_at_the_first_finding(tmp_path, capsys):
     out = tmp_path / "c"
     rc = main(["run", "-x", "--jobs", "1", "--seed", "1", "--backend", PLANTED, "--no-minimize",
                "--quiet", "--out", str(out)])        # -x alone is a budget
-    assert rc == 0, capsys.readouterr().err
+    assert rc == 1, capsys.readouterr().err             # 1: the campaign has a finding
     s = summary(out)
     assert s["findings"] == 1 and s["stop_reason"] == "--max-findings 1 reached"
     assert s["cases"] < 12
@@ -221,9 +221,9 @@ def test_symptoms_keep_only_the_listed_classes(tmp_path, capsys):
                "--symptoms", "hang,segfault", "--quiet", "--out", str(out)])
     assert rc == 0, capsys.readouterr().err
     s = summary(out)
-    assert s["findings"] == 0 and s["cases"] == 8   # case 6 is a numeric finding (see -x above)
+    assert s["findings"] == 0 and s["cases"] == 8   # the planted fault shows in some of these cases
     filtered = [e for e in events(out) if e["event"] == "filtered"]
-    assert filtered and all("numeric" in e["symptoms"] for e in filtered)
+    assert filtered and all(set(e["symptoms"]).isdisjoint({"hang", "segfault"}) for e in filtered)
 
 
 # ---- autotuning gets larger compile timeouts ------------------------------------------------------

@@ -29,7 +29,7 @@ F32 = TensorType(("s0",), "float32")
 def _add_case(backend):
     prog = Program((Input("x0", F32),), (Assign("v0", "torch.add", "torch.add({0}, {0})", (Ref("x0"),), F32),),
                    ("v0",), ("s0", "s1"))
-    return dataclasses.replace(generate(0), program=prog, calls=(Call((3, 9), 0),)).with_compile(backend=backend)
+    return dataclasses.replace(generate(0), program=prog, calls=(Call((3, 9), 0),)).with_compile(backend=backend, dynamic=False)
 
 
 def _imports(text):

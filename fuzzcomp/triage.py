@@ -41,7 +41,37 @@ class BucketKey:
         return cls(d["symptom"], d["stage"], d["signature"])
 
 
+_GLOBALS = re.compile(r"eager='([^']*)' compiled='([^']*)'")
+
+
+def _global_state_signature(v: Verdict) -> str | None:
+    """A torch global left different after the call: which ones (grad mode, deterministic
+    algorithms, default dtype) is the root cause, so each gets its own bucket."""
+    if not v.label.startswith("state torch globals"):
+        return None
+    m = _GLOBALS.search(v.detail)
+    if not m:
+        return "torch globals"
+    pairs = [dict(kv.split("=", 1) for kv in side.split() if "=" in kv) for side in m.groups()]
+    changed = sorted(k for k in pairs[0] if pairs[0].get(k) != pairs[1].get(k))
+    return "torch globals: " + ",".join(changed or ["?"])
+
+
+def _zero_sign(v: Verdict) -> bool:
+    """A -0.0 that comes back as +0.0 (or a +-inf that flips with it): one root cause whatever
+    op produced the zero, so the culprit op does not split it."""
+    if v.oracle != "exact-special":
+        return False
+    m = re.search(r"eager=(-?inf) compiled=(-?inf)\b", v.detail)
+    return "zeros change sign" in v.detail or bool(m and m.group(1) != m.group(2))
+
+
 def _value_signature(v: Verdict) -> str:
+    state = _global_state_signature(v)
+    if state:
+        return state
+    if _zero_sign(v):
+        return "output zero sign"
     detail = v.detail.split(": ", 1)[-1]
     if detail.startswith("shape"):
         kind = "shape"

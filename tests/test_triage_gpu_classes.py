@@ -1,0 +1,93 @@
+"""False-positive and identity classes read off an H200 campaign's buckets, each proven both ways.
+
+- Cross-device judging (compiled CUDA against CPU eager) is silent where the two eagers disagree
+  on what the value is (autocast casts different op lists on each device: bf16 on one, fp32 on
+  the other) and on eager None against compiled zeros, and still catches a wrong value.
+- A torch global left different after the call is bucketed by which global it is.
+- A lost -0.0 is one bucket whatever op made the zero; other special-value mismatches keep
+  their culprit op.
+- Special values are never subnormal (GPU kernels flush them by design).
+"""
+from __future__ import annotations
+
+import types
+
+import torch
+
+from fuzzcomp.oracles import Verdict
+from fuzzcomp.oracles.judge import judge_cross_device
+from fuzzcomp.oracles.observation import CallRecord
+from fuzzcomp.runtime import salt_special
+from fuzzcomp.triage import bucket_of
+
+
+def _outcome(values, labels=None):
+    return types.SimpleNamespace(values=list(values), error=None,
+                                 labels=labels or [f"output[{i}]" for i in range(len(values))])
+
+
+def _rec(cpu, dev, compiled, ref, labels=None):
+    return CallRecord(_outcome(dev, labels), _outcome(dev, labels), _outcome(ref, labels),
+                      _outcome(compiled, labels), [], _outcome(cpu, labels))
+
+
+def test_cross_device_is_silent_where_the_eagers_disagree_on_dtype_and_still_catches_values():
+    g = torch.Generator().manual_seed(1)
+    ref = torch.rand(64, generator=g, dtype=torch.float64)
+    cpu_bf16, dev_f32 = ref.bfloat16(), ref.float()   # autocast: bf16 on the CPU, fp32 on the GPU
+    assert judge_cross_device(0, _rec([cpu_bf16], [dev_f32], [dev_f32.clone()], [ref])) == []
+    wrong = judge_cross_device(0, _rec([ref.float()], [dev_f32], [dev_f32 * 1.01], [ref]))
+    assert wrong and wrong[0].oracle == "cross-device"
+
+
+def test_cross_device_none_against_zero_gradient_is_not_a_finding():
+    labels = ["grad of input x0"]
+    zeros = torch.zeros(4)
+    assert judge_cross_device(0, _rec([None], [None], [zeros], [None], labels)) == []
+    bad = judge_cross_device(0, _rec([torch.ones(4)], [torch.ones(4)], [torch.ones(4) * 3],
+                                     [torch.ones(4, dtype=torch.float64)], labels))
+    assert bad and bad[0].label == labels[0]
+
+
+def _state(eager, compiled):
+    return Verdict("mutation", "autograd", "fp64-rule",
+                   f"state torch globals after call: eager='{eager}' compiled='{compiled}'", 0,
+                   "state torch globals after call", "culprit op: unknown")
+
+
+def test_global_state_buckets_name_the_global():
+    base = "grad=True deterministic=False warn_only=False default_dtype=torch.float32"
+    grad = _state(base.replace("grad=True", "grad=False"), base)
+    det = _state(base.replace("deterministic=False", "deterministic=True"), base)
+    det2 = _state(base.replace("deterministic=False", "deterministic=True"), base)
+    dtype = _state(base.replace("float32", "float64"), base)
+    keys = {bucket_of(v) for v in (grad, det, dtype)}
+    assert len(keys) == 3 and bucket_of(det) == bucket_of(det2)
+    assert bucket_of(det).signature == "torch globals: deterministic"
+
+
+def _special(detail, culprit):
+    return Verdict("numeric", "inductor", "exact-special", f"output[1]: {detail}", 0, "output[1]",
+                   f"culprit op: {culprit}")
+
+
+def test_lost_negative_zero_is_one_bucket_other_special_mismatches_keep_their_op():
+    a = _special("1 zeros change sign compiled; first at [3]: eager=-0.0 compiled=0.0", "const:*0.")
+    b = _special("1 zeros change sign compiled; first at [3]: eager=-0.0 compiled=0.0", "torch.sqrt")
+    c = _special("1 elements where eager and fp64 are -inf differ in class compiled; first at [3]: "
+                 "eager=-inf compiled=inf", "const:torch.reciprocal")
+    assert bucket_of(a) == bucket_of(b) == bucket_of(c)
+    n1 = _special("1 elements where eager and fp64 are NaN differ in class compiled; first at [6]: "
+                  "eager=nan compiled=0.0", "const:*0.")
+    n2 = _special("1 elements where eager and fp64 are +inf differ in class compiled; first at [8]: "
+                  "eager=inf compiled=nan", "torch.exp")
+    assert len({bucket_of(n1), bucket_of(n2), bucket_of(a)}) == 3
+
+
+def test_special_values_are_never_subnormal():
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        t = salt_special(torch.randn(4096, generator=torch.Generator().manual_seed(0)).to(dtype), 3)
+        tiny = torch.finfo(dtype).tiny
+        a = t.abs()
+        assert not bool(((a > 0) & (a < tiny)).any()), dtype
+        assert bool((a == tiny).any()) and bool(t.isnan().any()) and bool(torch.signbit(t[t == 0]).any())

@@ -9,11 +9,13 @@ meets is listed in ``KNOWN_REAL`` with its standalone three-line repro, and
 ``test_known_real_bugs_still_reproduce`` fails as soon as PyTorch fixes it, so
 the exclusion cannot outlive the bug.
 """
+import re
+
 import pytest
 import torch
 
-from fuzzcomp.execute import check, configure_torch
-from fuzzcomp.generators import generate
+from fuzzcomp.execute import check, configure_torch, input_specs
+from fuzzcomp.generators import emit, generate
 
 configure_torch()
 
@@ -67,33 +69,140 @@ def _compile_time_inplace_on_saved() -> bool:
     return False
 
 
+def _default_dtype_set_inside() -> bool:
+    """AOTAutograd: ``torch.set_default_dtype`` called inside the compiled function is neither
+    applied to the factory ops traced after it nor in effect after the call; eager (and
+    backend='eager') create float64 tensors and leave the default at float64."""
+    def fn(x):
+        torch.set_default_dtype(torch.float64)
+        return torch.ones(3) + x
+    prev = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(torch.float32)
+        torch._dynamo.reset()
+        out = torch.compile(fn, backend="aot_eager")(torch.zeros(3))
+        return out.dtype == torch.float32 and torch.get_default_dtype() == torch.float32
+    finally:
+        torch.set_default_dtype(prev)
+
+
+def _deterministic_set_inside() -> bool:
+    """AOTAutograd: ``torch.use_deterministic_algorithms(True)`` called inside the compiled
+    function is not in effect after the call (eager and backend='eager' leave it on)."""
+    def fn(x):
+        torch.use_deterministic_algorithms(True)
+        return x + 1
+    prev = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(False)
+        torch._dynamo.reset()
+        torch.compile(fn, backend="aot_eager")(torch.zeros(3))
+        return not torch.are_deterministic_algorithms_enabled()
+    finally:
+        torch.use_deterministic_algorithms(prev)
+
+
+def _saves_input_eager_does_not() -> bool:
+    """AOTAutograd: the compiled forward saves the bf16 input itself for backward where eager
+    saves float_power's float64 copy, so a caller that updates the input under no_grad between
+    forward and backward (as an optimizer step does) breaks only the compiled backward."""
+    def fn(x):
+        return torch.float_power(x, 2)
+    ok = []
+    for f in (fn, torch.compile(fn, backend="aot_eager")):
+        x = torch.rand(4, 1, dtype=torch.bfloat16).requires_grad_()
+        out = f(x)
+        with torch.no_grad():
+            x.mul_(2)
+        try:
+            out.sum().backward()
+            ok.append(True)
+        except RuntimeError as e:
+            ok.append("modified by an inplace operation" not in str(e))
+    return ok == [True, False]
+
+
+def _aliased_inputs_dynamic_inplace() -> bool:
+    """AOTAutograd with dynamic shapes: two inputs that are views of one tensor, one written in
+    place through a transposed view, crash the compile ("s4**2 ... is not tracked with proxy");
+    the next call's recompile then fails in Dynamo's guards ("sources must not be empty for
+    symbol"). Eager, and the same call on distinct tensors, are fine."""
+    def fn(x0, x1):
+        x0.transpose(1, 2).exp_()
+        idx = (torch.arange(x0.shape[2]) // 2).view(1, 1, -1, 1).expand_as(x0)
+        return x0.scatter_reduce(2, idx, x1, "amax", include_self=False)
+    x0 = torch.rand(5, 5, 5, 1).contiguous(memory_format=torch.channels_last)
+    fn(x0, x0.view(x0.shape))   # eager is fine
+    torch._dynamo.reset()
+    x0 = torch.rand(5, 5, 5, 1).contiguous(memory_format=torch.channels_last)
+    try:
+        torch.compile(fn, backend="aot_eager", dynamic=True)(x0, x0.view(x0.shape))
+    except Exception as e:  # BackendCompilerFailed wraps the RuntimeError
+        return "is not tracked with proxy" in str(e)
+    return False
+
+
+def _has_alias_input(case) -> bool:
+    return any(len(spec) > 4 and spec[4].get("kind") == "alias" for spec in input_specs(case))
+
+
+def _source(case) -> str:
+    return emit(case.program)
+
+
+def _caller_actions(case) -> set:
+    return {a for call in case.calls for a in (getattr(call, "caller", None) or ())}
+
+
 KNOWN_REAL = {
     "aot-compile-time-inplace-on-saved": (
         _compile_time_inplace_on_saved,
-        lambda v: v.symptom == "compile-crash" and "BackendCompilerFailed" in v.detail
+        lambda v, case: v.symptom == "compile-crash" and "BackendCompilerFailed" in v.detail
         and "modified by an inplace operation" in v.detail),
     "aot-saved-input-mutated": (
         _saved_input_mutated,
-        lambda v: v.symptom == "runtime-crash" and "CopyBackwards" in v.detail
+        lambda v, case: v.symptom == "runtime-crash" and "CopyBackwards" in v.detail
         and "modified by an inplace operation" in v.detail),
+    "aot-aliased-inputs-dynamic-inplace": (
+        _aliased_inputs_dynamic_inplace,
+        lambda v, case: case.compile.dynamic is not False and _has_alias_input(case) and (
+            (v.symptom == "compile-crash" and "BackendCompilerFailed" in v.detail
+             and "is not tracked with proxy" in v.detail)
+            or (v.symptom == "runtime-crash" and "sources must not be empty for symbol" in v.detail))),
+    "aot-saves-input-eager-does-not": (
+        _saves_input_eager_does_not,
+        lambda v, case: v.symptom == "runtime-crash" and "compiled raised" in v.detail
+        and "modified by an inplace operation" in v.detail and "CopyBackwards" not in v.detail
+        and "mutate_input" in _caller_actions(case)),
+    "aot-default-dtype-set-inside": (
+        _default_dtype_set_inside,
+        lambda v, case: "set_default_dtype(" in _source(case) and (
+            (v.symptom == "mutation" and v.detail.startswith("state torch globals after call")
+             and "default_dtype=" in v.detail)
+            or (v.symptom == "numeric" and re.search(r"dtype: eager torch\.\w+ compiled torch\.\w+$", v.detail)))),
+    "aot-deterministic-set-inside": (
+        _deterministic_set_inside,
+        lambda v, case: "use_deterministic_algorithms(" in _source(case) and v.symptom == "mutation"
+        and v.detail.startswith("state torch globals after call") and "deterministic=" in v.detail),
     "aot-zero-grad-instead-of-none": (
         _zero_instead_of_none,
-        lambda v: v.symptom == "gradient" and v.detail.endswith("eager gave None, compiled a tensor")),
+        lambda v, case: v.symptom == "gradient" and v.detail.endswith("eager gave None, compiled a tensor")),
 }
 
 
-def _known(v) -> str | None:
-    return next((name for name, (_, match) in KNOWN_REAL.items() if match(v)), None)
+def _known(v, case) -> str | None:
+    return next((name for name, (_, match) in KNOWN_REAL.items() if match(v, case)), None)
 
 
 def _findings(backend, seeds):
     out, graded, known = [], 0, []
     for seed in seeds:
-        obs, verdicts = check(generate(seed).with_compile(backend=backend))
+        case = generate(seed).with_compile(backend=backend)
+        obs, verdicts = check(case)
         graded += obs.stats.get("grad") == "on"
         for v in verdicts:
-            if backend != "eager" and _known(v):
-                known.append((seed, _known(v)))
+            if backend != "eager" and _known(v, case):
+                known.append((seed, _known(v, case)))
             else:
                 out.append(f"seed {seed}: {v.symptom} {v.detail[:160]}")
     print(f"{backend}: {len(list(seeds))} cases, {graded} with gradients, known real bugs: {known}")

@@ -134,7 +134,8 @@ class KnownIndex:
 
 def corpus_name(meta: dict) -> str:
     digest = hashlib.sha1(meta["dedup"].encode()).hexdigest()[:6]
-    return f"{meta['bucket'].replace('-', '_')}_{digest}.py"
+    device = "_cuda" if meta.get("device") == "cuda" else ""  # GPU-only entries are named so
+    return f"{meta['bucket'].replace('-', '_')}_{digest}{device}.py"
 
 
 def _read_json(path: Path) -> dict:

@@ -10,7 +10,8 @@ import pytest
 from fuzzcomp.config import RunConfig
 from fuzzcomp.execute import check, configure_torch
 from fuzzcomp.generators import GenConfig, generate
-from fuzzcomp.generators.features_ops import op_features
+from fuzzcomp.generators.features_ops import _stmt_features, op_features
+from fuzzcomp.generators.ir import Assign, CallFn, Mutate, Return, _arg_names, walk_program
 
 # (knob, feature the case must have, planted backend)
 CAPABILITIES = [
@@ -28,13 +29,49 @@ CAPABILITIES = [
 ]
 
 
+def _live_names(program) -> set[str]:
+    """Names whose value may reach what the harness compares: the outputs, early returns, and
+    inputs and globals (read back after the call); closed over every statement that writes them."""
+    stmts = list(walk_program(program))
+    live = set(program.outputs) | {i.name for i in program.inputs} | {g.name for g in program.globals}
+    live |= {v for s in stmts if isinstance(s, Return) for v in s.values}
+    while True:
+        grown = set(live)
+        for s in stmts:
+            if isinstance(s, (Assign, CallFn)) and s.out in live:
+                grown |= _arg_names(s.args)
+            elif isinstance(s, Mutate) and s.target in live:
+                grown |= _arg_names(s.args)
+        if grown == live:
+            return live
+        live = grown
+
+
+def _feature_is_live(case, feature: str) -> bool:
+    """Some statement with the feature writes a value that may reach the compared results: a case
+    whose only featured statement is dead code (its result unused, as the combined generator
+    often emits) cannot show a fault planted in that statement."""
+    live = _live_names(case.program)
+    for s in walk_program(case.program):
+        if not isinstance(s, (Assign, Mutate)):
+            continue
+        feats = _stmt_features(s.op, s.template)
+        # scalar_param_varies is the case-level form of the statement's scalar_param (or a loss
+        # whose margin is a Python-float parameter)
+        has = feature in feats or (feature == "scalar_param_varies" and (
+            "scalar_param" in feats or s.op.endswith("_loss")))
+        if has and (s.out if isinstance(s, Assign) else s.target) in live:
+            return True
+    return False
+
+
 def _cases(knob: str, feature: str, n: int, limit: int = 120):
     extra = {"scalar_param_p": 1.0} if knob == "scalar_param_weight" else {}
     cfg = GenConfig(**{knob: 30.0}, **extra)
     out = []
     for seed in range(limit):
         case = generate(seed, cfg)
-        if feature in op_features(case):
+        if feature in op_features(case) and _feature_is_live(case, feature):
             out.append(case)
             if len(out) == n:
                 break
@@ -81,9 +118,13 @@ def test_faults_stay_silent_without_their_capability():
 
 
 def test_short_campaign_finds_the_pooling_form_fault(tmp_path):
-    from fuzzcomp.campaign import Campaign
-    cfg = RunConfig(out=str(tmp_path / "c"), cases=4, jobs=1, backend="fuzzcomp.planted:pool_form_bug",
+    from fuzzcomp.campaign import Campaign, case_seed
+    cfg = RunConfig(out=str(tmp_path / "c"), cases=8, jobs=1, backend="fuzzcomp.planted:pool_form_bug",
                     minimize=False, generator={"forms_weight": 60.0})
+    # the campaign's own cases must hold a pooling form whose result is used, else there is
+    # nothing to find (the combined generator emits its first one at case 6)
+    gen = GenConfig.for_device(cfg.device, mode=cfg.mode, **dict(cfg.generator))
+    assert any(_feature_is_live(generate(case_seed(cfg.seed, i), gen), "pool_form") for i in range(cfg.cases))
     summary = Campaign(cfg).run()
     assert summary["findings"] >= 1, summary
 

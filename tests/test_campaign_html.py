@@ -40,7 +40,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
     page = (tmp_path / "c" / "report.html").resolve()
     dom = _chromium("--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert dom.stdout.count("<svg") == 5 and "segfault-unknown-" in dom.stdout
+    assert dom.stdout.count("<svg") == 6 and "segfault-unknown-" in dom.stdout
     assert "<parsererror" not in dom.stdout          # every inline SVG parsed
     shot = tmp_path / "report.png"
     r = _chromium("--window-size=1400,1600", f"--screenshot={shot}", page.as_uri())

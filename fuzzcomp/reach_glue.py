@@ -166,7 +166,6 @@ def reach_stats(case: Case, stats: dict, records=()) -> dict:
     autocast_calls = [k for k, c in enumerate(case.calls) if "autocast" in getattr(c, "caller", ())]
     if autocast_calls:
         out["caller_autocast_calls"] = autocast_calls
-    if autocast_calls:
         from .execute import reduce_n
         out["floor_eps"] = max(float(stats.get("floor_eps", 0.0)), 2.0 ** -7)
         out["coarse_eps"] = max(float(stats.get("coarse_eps", 0.0)), 2.0 ** -7)

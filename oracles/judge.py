@@ -110,8 +110,8 @@ def judge(obs: Observation) -> list[Verdict]:
         # the CPU is no witness where the program's semantics depend on the device: the caller's
         # autocast (CPU and CUDA autocast cast different op lists) and special values (GPU
         # kernels flush subnormals, overflow differently); those calls are judged on the device
-        device_bound = k in set(obs.stats.get("special_calls") or ()) or \
-            bool(obs.stats.get("caller_autocast_calls") and k in obs.stats["caller_autocast_calls"])
+        device_bound = k in (obs.stats.get("special_calls") or ()) or \
+            k in (obs.stats.get("caller_autocast_calls") or ())
         if not found and not device_bound:
             found = judge_cross_device(k, rec, floor_eps, reduce_n, coarse_eps)
         verdicts += found

@@ -152,7 +152,11 @@ def test_report_names_damage_instead_of_under_reporting(cli, tmp_path):
 # ---- read-only folders: do what can be done, then one line and exit 3 (or 2 for a flag's path) ------------
 def _as_other_user(args: list, home: Path):
     """Run the CLI as a user who cannot write the folder (as root, chmod alone stops nothing)."""
-    env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / "cache"))
+    tmp = home / "tmp"  # the caller's TMPDIR may be a 0700 folder of root's (CI makes one)
+    tmp.mkdir(exist_ok=True)
+    tmp.chmod(0o777)
+    env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), TMPDIR=str(tmp),
+               USER="nobody", LOGNAME="nobody", TORCHINDUCTOR_CACHE_DIR=str(tmp / "inductor"))
     cmd = [sys.executable, "-m", "fuzzcomp", *map(str, args)]
     if os.geteuid() == 0:
         cmd = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", *cmd]
@@ -164,7 +168,10 @@ def shared_tmp():
     """A folder another user can read (pytest's tmp_path is 0700 under root)."""
     import shutil
     import tempfile
-    d = Path(tempfile.mkdtemp(prefix="fuzzcomp-ro-"))
+    base = Path(tempfile.gettempdir())
+    if not all(p.stat().st_mode & 0o001 for p in [base, *base.parents]):
+        base = Path("/tmp")  # TMPDIR is private (CI's is 0700): the other user could not reach it
+    d = Path(tempfile.mkdtemp(prefix="fuzzcomp-ro-", dir=base))
     d.chmod(0o755)
     home = d / "home"
     home.mkdir()

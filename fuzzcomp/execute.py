@@ -565,6 +565,9 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
     found_notes = notes(obs)
     if found_notes:
         obs.stats["notes"] = found_notes[:20]
+    if verdicts:
+        from .halfwitness import half_witness
+        verdicts = half_witness(case, obs, verdicts, options)
     if verdicts and (options.ladder or options.culprit):
         from .ladder import attribute
         t0 = time.perf_counter()

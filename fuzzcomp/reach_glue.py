@@ -15,7 +15,8 @@ through one-line hooks:
 * ``reach_stats(case, stats)``: stats for the oracles: ``special_calls`` (calls whose values
   may hold special values, for the exact comparison), ``special_sign_labels`` (the outputs
   whose every producing op, back to the inputs, defines the sign of a zero), ``special_casts`` (some float value is cast to an integer: its
-  result is undefined for NaN/inf); a caller autocast coarsens ``floor_eps``/``coarse_eps``
+  result is undefined for NaN/inf), ``special_clean`` (``special_clean(case)``: the values no
+  special value can reach); a caller autocast coarsens ``floor_eps``/``coarse_eps``
   to bfloat16 and widens ``reduce_n`` like an autocast region in the program does;
   ``caller_induced`` (see below) makes ``Observation.eager_valid`` true;
 * ``caller_induced(case, records)``: every eager failure is the caller's own action (a write
@@ -30,7 +31,8 @@ import functools
 import torch
 
 from fuzzcomp.generators.emit import MODEL_INSTANCE
-from fuzzcomp.generators.ir import Assign, Case, Mutate, Ref, Return, walk_program
+from fuzzcomp.generators.ir import (Assign, Case, CondOp, If, Mutate, Ref, Return, all_bodies, cond_refs,
+                                    refs_of, walk, walk_program)
 
 #: ops whose zero results may carry either sign (IEEE leaves max/min of +-0 open; selections
 #: and sorts of +-0 ties pick either): the sign of a zero is not judged in programs using them
@@ -123,6 +125,59 @@ def sign_labels(case: Case) -> list[str]:
     return [lab for lab, name in zip(labels, p.outputs) if ok(name)]
 
 
+def output_labels(case: Case) -> list[str]:
+    p = case.program
+    if p.out_kind == "single":
+        return ["output"]
+    if p.out_kind == "dict":
+        return [f"output['o{i}']" for i in range(len(p.outputs))]
+    return [f"output[{i}]" for i in range(len(p.outputs))]
+
+
+def special_clean(case: Case) -> dict:
+    """The values of a special-value program that no special value can reach, by a conservative
+    forward taint from the special inputs and the ``const:tensor`` constants:
+    ``{"outputs": [labels], "grads": bool, "inputs": bool}``. Anything the analysis cannot follow
+    (a special constant in a helper or submodule, an early return, a tainted in-place write, which
+    may reach other names through views) leaves nothing clean. Gradients are clean only when
+    every output is (the loss sums them all); inputs after the call only when no write is tainted.
+    """
+    nothing = {"outputs": [], "grads": False, "inputs": False}
+    p = case.program
+    bodies = list(all_bodies(p))
+    if any(isinstance(s, Assign) and s.op == "const:tensor" for b in bodies[1:] for s in walk(b)):
+        return nothing
+    main = list(walk(p.body))
+    if any(isinstance(s, Return) for s in main):
+        return nothing
+    tainted = {i.name for i in p.inputs if getattr(i, "special", False)}
+    changed = True
+    while changed:  # to a fixpoint: a loop body may taint a carried name used earlier in it
+        changed = False
+        for s in main:
+            reads = refs_of(s)
+            if isinstance(s, Assign):
+                hit = s.op == "const:tensor" or bool(reads & tainted)
+                names = [s.out] if hit else []
+            elif isinstance(s, Mutate):
+                if reads & tainted:
+                    return nothing
+                names = []
+            elif isinstance(s, If):  # a branch taken on tainted data taints what it joins
+                names = [n for n, _t in s.joins] if cond_refs(s.cond) & tainted else []
+            elif isinstance(s, CondOp):
+                names = [s.out] if reads & tainted else []
+            else:
+                out = getattr(s, "out", None)
+                names = [out] if isinstance(out, str) and reads & tainted else []
+            for n in names:
+                if n not in tainted:
+                    tainted.add(n)
+                    changed = True
+    clean = [lab for lab, name in zip(output_labels(case), p.outputs) if name not in tainted]
+    return {"outputs": clean, "grads": len(clean) == len(p.outputs), "inputs": True}
+
+
 def _defined(s) -> list[str]:
     out = getattr(s, "out", None)
     names = [out] if isinstance(out, str) else []
@@ -163,6 +218,7 @@ def reach_stats(case: Case, stats: dict, records=()) -> dict:
         out["special_calls"] = list(range(len(case.calls)))
         out["special_sign_labels"] = sign_labels(case)
         out["special_casts"] = _casts_float_to_int(case)
+        out["special_clean"] = special_clean(case)
     autocast_calls = [k for k, c in enumerate(case.calls) if "autocast" in getattr(c, "caller", ())]
     if autocast_calls:
         out["caller_autocast_calls"] = autocast_calls

@@ -22,7 +22,9 @@ is deterministic (eager and eager-again agree bitwise):
 Dropped: integer/bool mismatches when ``obs.stats["special_casts"]`` (a float is cast to an
 integer: the result for NaN/inf is undefined behaviour in C and differs between kernels), and
 "compiled is non-finite where eager is finite" when the program sums (``reduce_n > 1``):
-values near the largest finite magnitude overflow or not depending on summation order.
+values near the largest finite magnitude overflow or not depending on summation order. That
+drop spares the values no special value can reach (``obs.stats["special_clean"]``, a taint
+analysis of the program): the fp64 rule still judges those.
 """
 from __future__ import annotations
 
@@ -88,14 +90,16 @@ def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
     sign_labels = set(obs.stats.get("special_sign_labels") or ())
     casts = bool(obs.stats.get("special_casts"))
     sums = int(obs.stats.get("reduce_n", 1)) > 1
+    clean = obs.stats.get("special_clean") or {}
     kept = []
     for v in verdicts:
         if v.call in calls and v.oracle == "fp64-rule":
             val = _value(obs, v.call, v.label)
             if casts and isinstance(val, torch.Tensor) and not val.dtype.is_floating_point:
                 continue
-            if sums and (isinstance(val, torch.Tensor) and val.dtype.is_floating_point
-                         or "compiled is non-finite" in v.detail):
+            if sums and not _clean(v.label, clean) and (
+                    isinstance(val, torch.Tensor) and val.dtype.is_floating_point
+                    or "compiled is non-finite" in v.detail):
                 # a sum over +-max, inf and NaN depends on its order (overflow, cancellation),
                 # and the fp64 run, which does not overflow, is no witness for it: only the
                 # exact class rule below judges these values
@@ -117,6 +121,15 @@ def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
             if status == "mismatch":
                 kept.append(Verdict(_symptom(label), "unknown", "exact-special", f"{label}: {reason}", k, label))
     return kept
+
+
+def _clean(label: str, clean: dict) -> bool:
+    """Whether no special value can reach this value (``stats["special_clean"]``)."""
+    if label.startswith("grad "):
+        return bool(clean.get("grads"))
+    if label.startswith(("input ", "buffer ", "state ")):
+        return bool(clean.get("inputs"))
+    return label in (clean.get("outputs") or ())
 
 
 def _value(obs, k: int, label: str):

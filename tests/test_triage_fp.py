@@ -170,3 +170,54 @@ def test_generated_cases_never_write_into_overlapping_inputs():
         except Exception:  # a program eager refuses is the validity figure's business
             pass
     assert not bad, bad
+
+
+# ---- half-precision constants: Inductor's fp32 intermediates are not a bug ----------------------
+def _half_const_program():
+    """c = fp16 constant holding 6.2e-5; 1/atan2(c*c, c*c) and relu(x * y) + y.
+
+    In eager c*c underflows to 0 in fp16, so atan2 gives 0 and the reciprocal inf; Inductor keeps
+    c*c in float32 (3.8e-9), so it gets 1/(pi/4). The fp64 run keeps the fp16 constant, so it
+    sides with eager: only emulate_precision_casts tells design from bug."""
+    from fuzzcomp.generators.ir import Assign, Input, Lit, Program, Ref, TensorType
+    c, v = TensorType((3,), "float16"), TensorType(("s0", "s0"), "float32")
+    return Program((Input("x", v), Input("y", v)),
+                   (Assign("c", "const:tensor", "torch.tensor([6.2e-5, 1.0, -2.0], dtype=torch.float16)",
+                           (), c),
+                    Assign("d", "const:*", "{0} * {0}", (Ref("c"),), c),
+                    Assign("e", "const:torch.atan2", "torch.atan2({0}, {0})", (Ref("d"),), c),
+                    Assign("f", "const:torch.reciprocal", "torch.reciprocal({0})", (Ref("e"),), c),
+                    Assign("m", "mul", "torch.mul({}, {})", (Ref("x"), Ref("y")), v),
+                    Assign("r", "relu", "torch.relu({})", (Ref("m"),), v),
+                    Assign("w", "add", "torch.add({}, {})", (Ref("r"), Ref("y")), v)),
+                   ("f", "w"), ("s0",))
+
+
+def test_half_constant_upcast_by_inductor_is_a_note_not_a_finding():
+    obs, verdicts = check(case(_half_const_program(), "inductor"), QUICK)
+    assert verdicts == [], [v.detail for v in verdicts]
+    hw = obs.stats["half_witness"]
+    assert hw["ran"] and hw["dropped"] and "output[0]" in hw["dropped"][0]   # the inf was seen...
+    assert any("emulate_precision_casts=True" in n for n in obs.stats["notes"])  # ...and explained
+
+
+def test_half_constant_program_still_shows_a_planted_relu_fault():
+    obs, verdicts = check(case(_half_const_program(), "fuzzcomp.planted:inductor_relu_bug"), QUICK)
+    assert [v.label for v in verdicts if v.symptom == "numeric"] == ["output[1]"] * 2, \
+        [(v.label, v.detail) for v in verdicts]
+    assert obs.stats["half_witness"]["dropped"]                            # the design difference goes
+
+
+def test_special_taint_spares_values_no_special_value_reaches():
+    from fuzzcomp.generators.ir import Mutate, Ref
+    from fuzzcomp.reach_glue import special_clean
+    p = _half_const_program()
+    assert special_clean(case(p, "inductor")) == {"outputs": ["output[1]"], "grads": False, "inputs": True}
+    from dataclasses import replace
+    w = Mutate("x", "add_", "{}.add_({})", (Ref("x"), Ref("w")))
+    tainted_write = replace(p, body=p.body + (w,))
+    assert special_clean(case(tainted_write, "inductor"))["outputs"] == ["output[1]"]   # w is clean
+    # the constant's value written into an input: anything may alias it now, so nothing is clean
+    w2 = Mutate("x", "add_", "{}.add_({})", (Ref("x"), Ref("f")))
+    assert special_clean(case(replace(p, body=p.body + (w2,)), "inductor")) == \
+        {"outputs": [], "grads": False, "inputs": False}

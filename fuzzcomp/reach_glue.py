@@ -8,7 +8,8 @@ through one-line hooks:
 * ``library_state_specs(case)``: state-table rows for the parameters and buffers of the
   program's torch.nn library modules (so the runtime seeds them per call, upcasts them for the
   fp64 run and reports buffers after the call; running variances stay positive);
-* ``call_extra(case, call)``: the call-table keys for ``caller`` actions and ``rebound`` globals;
+* ``call_extra(case, call)``: the call-table keys for ``caller`` actions, ``rebound`` globals and
+  ``autocast`` (the program has an autocast block);
 * ``dynamo_config(case)``: a context that sets the case's ``CompileSpec.config`` on
   ``torch._dynamo.config`` (names this torch lacks are skipped); ``config_lines(case)`` is the
   same as source lines for a repro file;
@@ -32,7 +33,7 @@ import torch
 
 from fuzzcomp.generators.emit import MODEL_INSTANCE
 from fuzzcomp.generators.ir import (Assign, Case, CondOp, If, Mutate, Ref, Return, all_bodies, cond_refs,
-                                    refs_of, walk, walk_program)
+                                    refs_of, walk, walk_program, With)
 
 #: ops whose zero results may carry either sign (IEEE leaves max/min of +-0 open; selections
 #: and sorts of +-0 ties pick either): the sign of a zero is not judged in programs using them
@@ -73,7 +74,14 @@ def call_extra(case: Case, call) -> dict:
     rebound = tuple(g.name for g in case.program.globals if g.kind == "rebound")
     if rebound:
         extra["rebound"] = rebound
+    if _has_autocast_block(case):  # its perturbed runs move inputs by bfloat16 steps (runtime)
+        extra["autocast"] = True
     return extra
+
+
+@functools.lru_cache(maxsize=256)
+def _has_autocast_block(case: Case) -> bool:
+    return any(isinstance(s, With) and s.kind == "autocast" for s in walk_program(case.program))
 
 
 @contextlib.contextmanager

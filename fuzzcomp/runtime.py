@@ -25,7 +25,7 @@ Outcome = collections.namedtuple("Outcome", "values labels error")
 #         in backward has frames starting with "backward: " (parity is judged per call)
 
 
-def _base_values(shape, dtype, seed, perturb, draw):
+def _base_values(shape, dtype, seed, perturb, draw, perturb_floor=0.0):
     g = torch.Generator().manual_seed(seed)
     dt = getattr(torch, dtype)
     if dtype == "bool":
@@ -35,7 +35,7 @@ def _base_values(shape, dtype, seed, perturb, draw):
         if perturb:
             g2 = torch.Generator().manual_seed(seed * 1_000_003 + draw + 1)
             noise = torch.rand(shape, generator=g2, dtype=torch.float64) * 2 - 1
-            eps = torch.finfo(dt).eps
+            eps = max(torch.finfo(dt).eps, perturb_floor)
             t = (t.double() * (1 + perturb * eps * noise)).to(dt)
         return t
     lo = 0 if dtype == "uint8" else -8
@@ -58,11 +58,12 @@ def salt_special(t, seed):
 
 
 def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=False, perturb=0.0,
-               draw=0, special=False):
+               draw=0, special=False, perturb_floor=0.0):
     """A tensor of ``shape``/``dtype`` with seeded values and the given memory layout.
 
     upcast: float tensors become float64 holding the same values (the fp64 reference).
-    perturb: relative noise of ``perturb`` machine epsilons on float values (``draw`` picks the noise).
+    perturb: relative noise of ``perturb`` machine epsilons on float values (``draw`` picks the noise);
+    ``perturb_floor``: an epsilon no finer than this (a call under autocast computes in bfloat16).
     special: float values salted with special values (``salt_special``).
     """
     shape = tuple(shape)
@@ -75,7 +76,7 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
         base_shape[0] = 1
     elif layout == "offset":
         base_shape = [math.prod(shape) + 3]
-    base = _base_values(tuple(base_shape), dtype, seed, perturb, draw)
+    base = _base_values(tuple(base_shape), dtype, seed, perturb, draw, perturb_floor)
     if special:
         base = salt_special(base, seed)
     if upcast and base.dtype.is_floating_point:
@@ -95,7 +96,7 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
 
 
 def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, draw=0, call_extra=None,
-                requires_grad=()):
+                requires_grad=(), perturb_floor=0.0):
     """specs: [(name, shape with symbol names or ints, dtype, layout[, info])], sizes: {symbol: int}.
 
     info (optional dict): kind tensor|list|tuple|dict (``count`` tensors)|int|float (the value
@@ -125,12 +126,12 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
             concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
             if kind in ("list", "tuple", "dict"):
                 elems = [make_input(concrete, dtype, layout, (seed * 31 + i) * 7 + j, device, upcast, perturb,
-                                    draw) for j in range(info["count"])]
+                                    draw, perturb_floor=perturb_floor) for j in range(info["count"])]
                 out.append(elems if kind == "list" else tuple(elems) if kind == "tuple"
                            else {f"k{j}": e for j, e in enumerate(elems)})
                 continue
             out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw,
-                                  special=info.get("special", False)))
+                                  special=info.get("special", False), perturb_floor=perturb_floor))
     names = [spec[0] for spec in specs]
     for name in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(requires_grad)):
         x = out[names.index(name)] if name in names else None
@@ -159,7 +160,7 @@ def _owner(namespace, path):
 
 
 def load_state(namespace, state_specs, sizes, seed, call_extra=None, device="cpu", upcast=False,
-               perturb=0.0, draw=0):
+               perturb=0.0, draw=0, perturb_floor=0.0):
     """Before a call: seeded values into parameters/buffers (``MODEL.p0``) and tensor globals,
     and the call's scalar globals. state_specs: [(path, shape, dtype, kind param|buffer|global)].
 
@@ -171,7 +172,8 @@ def load_state(namespace, state_specs, sizes, seed, call_extra=None, device="cpu
     with ``.data =`` (which keeps the old grad and its device)."""
     for i, (path, shape, dtype, kind) in enumerate(state_specs):
         concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
-        t = make_input(concrete, dtype, "contiguous", seed * 31 + 1009 + i, device, upcast, perturb, draw)
+        t = make_input(concrete, dtype, "contiguous", seed * 31 + 1009 + i, device, upcast, perturb, draw,
+                       perturb_floor=perturb_floor)
         if kind == "buffer_var":  # a running variance: positive
             t = t.abs() + 0.5
         if kind == "global":
@@ -374,20 +376,24 @@ def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu
     step_begin: start a new CUDA-graph step first, as a training loop does between iterations
     (outputs are cloned as soon as the call returns, before the next replay can reuse them).
     extra may also hold ``caller`` (actions around the call; ``eval`` puts ``MODEL`` in eval
-    mode, else it is in train mode) and ``rebound`` (globals the program rebinds: None before
-    the call, reported after it)."""
+    mode, else it is in train mode), ``rebound`` (globals the program rebinds: None before
+    the call, reported after it) and ``autocast`` (the program computes in bfloat16 somewhere:
+    perturbed runs, like a caller's autocast, move inputs by bfloat16 steps)."""
     sizes, seed = entry[0], entry[1]
     extra = entry[2] if len(entry) > 2 else {}
     env = dict(zip(symbols, sizes))
-    load_state(namespace, state_specs, env, seed, extra, device, upcast, perturb, draw)
     caller = tuple(extra.get("caller", ()))
+    # under autocast the call computes in bfloat16, and compiled code may round at other points:
+    # the perturbed runs that tell ill-conditioning from a bug move inputs by bfloat16 steps
+    floor = 2.0 ** -7 if "autocast" in caller or extra.get("autocast") else 0.0
+    load_state(namespace, state_specs, env, seed, extra, device, upcast, perturb, draw, floor)
     if isinstance(namespace.get("MODEL"), torch.nn.Module):
         namespace["MODEL"].train("eval" not in caller)
     rebound = tuple(extra.get("rebound", ()))
     for name in rebound:
         namespace[name] = None
     inputs = make_inputs(specs, env, seed, device, upcast, perturb, draw, call_extra=extra,
-                         requires_grad=requires_grad)
+                         requires_grad=requires_grad, perturb_floor=floor)
     after = None
     if state_specs or rebound:
         def after():

@@ -166,16 +166,18 @@ def _declared_vs_actual(seed: int) -> int:
 def test_static_shape_and_dtype_rules_match_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        checked = sum(_declared_vs_actual(seed) for seed in range(2000, 2600))
-    assert checked > 500
+        # most generated programs have a structure the probe skips (about 1 in 13 is plain), so
+        # the range is wide enough that the probe still compares hundreds of values
+        counts = [_declared_vs_actual(seed) for seed in range(2000, 3000)]
+    assert sum(counts) > 600 and sum(c > 0 for c in counts) > 50, (sum(counts), sum(c > 0 for c in counts))
 
 
 @pytest.mark.slow
 def test_static_shape_and_dtype_rules_match_torch_many_seeds():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        checked = sum(_declared_vs_actual(seed) for seed in range(3000, 8000))
-    assert checked > 4000
+        counts = [_declared_vs_actual(seed) for seed in range(3000, 12000)]
+    assert sum(counts) > 5000 and sum(c > 0 for c in counts) > 500, (sum(counts), sum(c > 0 for c in counts))
 
 
 @pytest.mark.slow

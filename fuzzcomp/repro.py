@@ -163,8 +163,21 @@ def headline(detail: str) -> str:
     first = re.sub(r"^\[stage by backend ladder: [^]]*\]\s*", "", detail).splitlines()[0] if detail else ""
     parts = first.split(" | ")
     if len(parts) > 1 and parts[0].endswith(" raised:"):
-        return re.sub(r":[^:]*raised:$", ":", parts[0]) + " " + parts[1]
-    return parts[0]
+        first = re.sub(r":[^:]*raised:$", ":", parts[0]) + " " + parts[1]
+    else:
+        first = parts[0]
+    return _PATH.sub(_short_path, first)
+
+
+# an absolute path of two or more parts (a generated kernel in Inductor's cache, a torch source file)
+_PATH = re.compile(r"(?<![\w.])(?:/[\w.+\-]+){2,}")
+
+
+def _short_path(m: re.Match) -> str:
+    """A title names the file, not where this machine keeps it; a hashed generated name is noise."""
+    name = m.group(0).rsplit("/", 1)[-1]
+    stem, dot, ext = name.partition(".")
+    return f"<generated>{dot}{ext}" if len(stem) >= 24 else name
 
 
 def title(case: Case, key: BucketKey, detail: str) -> str:
@@ -174,6 +187,8 @@ def title(case: Case, key: BucketKey, detail: str) -> str:
     spec = case.compile
     backend = spec.backend.split(":")[-1]
     what = _WHAT.get(key.symptom, "disagrees with eager")
+    if key.signature.startswith("torch globals"):
+        what = "leaves torch's global state different from eager"
     first = headline(detail)
     return f"[Fuzzer][{kind}] torch.compile ({backend}, {spec.device}) {what}: {first[:120]}"
 
@@ -194,7 +209,8 @@ def _short(case: Case, key: BucketKey, detail: str) -> str | None:
                 calls=[call_entry(case, c) for c in case.calls], symbols=case.program.symbols,
                 symptom=key.symptom, title=head, compile=comp, device=case.compile.device,
                 requires_grad=grads, floor_eps=floors["floor_eps"] or 0.0, reduce_n=floors.get("reduce_n") or 1,
-                state=state_specs(case), backend_import=imp, footer=_case_line(case))
+                state=state_specs(case), backend_import=imp, footer=_case_line(case),
+                signature=key.signature)
     return render_short(spec)
 
 

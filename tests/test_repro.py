@@ -4,6 +4,7 @@ The source-level tests use tiny pure-Python "repros" (same protocol: print
 ``BUG: ...`` and exit 1 while the bug shows) so each probe costs milliseconds.
 """
 import ast
+import os
 import dataclasses
 import subprocess
 import sys
@@ -283,3 +284,76 @@ def test_random_program_is_silent_under_inductor(tmp_path):
     path.write_text(text)
     p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+_LEAKY = '''
+import torch
+
+
+def leak_default_dtype(gm, example_inputs):
+    """A planted fault: the compiled call leaves the default dtype at float64."""
+    def run(*args):
+        out = gm.forward(*args)
+        torch.set_default_dtype(torch.float64)
+        return out
+    return run
+'''
+
+
+def test_short_repro_of_a_torch_global_checks_the_global_state(tmp_path):
+    """A finding that a torch global differs after the call gets a short repro whose check is
+    torch's state (grad mode, deterministic algorithms, default dtype): it shows the planted leak
+    and stays silent on a correct backend. Input values are no witness of this bug class."""
+    (tmp_path / "leaky.py").write_text(_LEAKY)
+    key = BucketKey("mutation", "autograd", "torch globals: default_dtype")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    for backend, want in (("leaky:leak_default_dtype", 1), ("eager", 0)):
+        path = tmp_path / f"globals_{want}.py"
+        text = render_repro(_add_case(backend), key, "state torch globals after call: ...")
+        path.write_text(text)
+        assert is_short(text) and "def state():" in text and "from torch._dynamo.utils import same" not in text, text
+        assert "torch globals" in text.split('"""')[1].splitlines()[0] or "global state" in text, text
+        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, env=env)
+        assert p.returncode == want, p.stdout + p.stderr
+        if want:
+            assert p.stdout.strip().splitlines()[-1].startswith("BUG: torch globals after the call"), p.stdout
+
+
+def test_short_gradient_repro_accepts_none_against_zeros(tmp_path):
+    """Eager's None gradient against compiled zeros is the accepted difference the oracle never
+    files; the short gradient repro says OK there too, and still shows a real wrong gradient."""
+    src = textwrap.dedent('''
+        import torch
+
+
+        def zero_grad_for_unused(gm, example_inputs):
+            """Planted: compiled backward gives zeros (not None) for an input the output ignores."""
+            def run(x0, x1):
+                return (x0 * 2 + (x1 > 0).float() + x1 * 0,)
+            return run
+        ''')
+    (tmp_path / "zeros.py").write_text(src)
+    two = TensorType(("s0",), "float32")
+    prog = Program((Input("x0", two, requires_grad=True), Input("x1", two, requires_grad=True)),
+                   (Assign("v0", "torch.mul", "torch.mul({0}, 2) + ({1} > 0).float()", (Ref("x0"), Ref("x1")), two),),
+                   ("v0",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0),))
+    key = BucketKey("gradient", "autograd", "input values | culprit op: torch.mul")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    for backend, want in (("zeros:zero_grad_for_unused", 0), ("fuzzcomp.planted:wrong_gradient", 1)):
+        path = tmp_path / f"grad_{want}.py"
+        text = render_repro(case.with_compile(backend=backend), key, "grad of input x1: eager gave None")
+        path.write_text(text)
+        assert is_short(text), text
+        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, env=env)
+        assert p.returncode == want, p.stdout + p.stderr
+
+
+def test_title_names_no_machine_path():
+    """A crash inside a generated kernel names Inductor's cache path; the title keeps the message."""
+    from fuzzcomp.repro import headline
+    got = headline("compiled raised RuntimeError: kernel, /tmp/fuzzcomp-inductor-k2zm3sat/n3/"
+                   "cn354zwmm5vp467hqfhl7uizhtptqwgxc6jkert62kcj3xb.cpp:37, index out of bounds: 0 <= tmp3 < 1L")
+    assert got == "compiled raised RuntimeError: kernel, <generated>.cpp:37, index out of bounds: 0 <= tmp3 < 1L"
+    wrapped = "BackendCompilerFailed: backend='inductor' raised: | RuntimeError: at /usr/lib/torch/_ops.py, line 3 | cmd"
+    assert headline(wrapped) == "BackendCompilerFailed: RuntimeError: at _ops.py, line 3"

@@ -77,6 +77,9 @@ def normalise_message(text: str) -> str:
     # a tensor's type and shape in autograd's messages ("[torch.cuda.HalfTensor [3, 4]]",
     # "[CUDABFloat16Type [2]]") and the graph's placeholder sets name the program, not the bug
     text = re.sub(r"\[(?:torch\.[\w.]*Tensor|\w+Type)\s*\[[^\]]*\]\]", "[TENSOR]", text)
+    # autograd names the op that made the overwritten tensor only when it has one: the same
+    # version-counter failure, whichever op of the program produced the tensor
+    text = re.sub(r",\s*which is output \d+ of \w+,", "", text)
     text = re.sub(r"\{[^{}]*\}", "{...}", text)
     for rx, sub in _DTYPES:
         text = rx.sub(sub, text)

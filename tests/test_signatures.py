@@ -92,3 +92,14 @@ def test_distinct_bugs_stay_distinct():
                                   "AssertionError: Loop-carried variable tmp3 has initial type int8",
                                   "LoweringException: TypeError: cannot determine truth value of Relational"])
     assert len(sigs) == 4
+
+
+def test_version_counter_failure_is_one_bucket_whichever_op_made_the_tensor():
+    """Autograd adds "which is output 0 of LerpBackward0" only for a tensor an op produced: the
+    same saved-tensor version failure, one bucket; another autograd failure stays apart."""
+    head = "one of the variables needed for gradient computation has been modified by an inplace operation: "
+    a = error_signature("RuntimeError", head + "[torch.FloatTensor [1]] is at version 1; expected version 0 instead.")
+    b = error_signature("RuntimeError", head + "[torch.FloatTensor []], which is output 0 of LerpBackward0, is at "
+                        "version 2; expected version 1 instead. Hint: enable anomaly detection")
+    c = error_signature("RuntimeError", "element 0 of tensors does not require grad and does not have a grad_fn")
+    assert a == b != c

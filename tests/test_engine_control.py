@@ -239,3 +239,26 @@ def test_autotune_modes_get_larger_compile_timeouts(tmp_path, mode, compile_s, c
     cfg, _ = run_config(build_parser().parse_args(argv + ["--compile-timeout", "42"]
                                                   + (["--mode", mode] if mode else [])))
     assert cfg.compile_timeout_s == 42.0                  # the flag still wins
+
+
+def test_generation_keeps_one_minimisation_in_reserve_before_the_end():
+    """A bucket found in the budget's last seconds still gets its repro: generation stops one
+    measured minimisation before the end even when no bucket waits (a tenth of the budget at
+    most), and earlier when buckets wait (a quarter at most)."""
+    from types import SimpleNamespace
+    c = Campaign.__new__(Campaign)
+    c.cfg = SimpleNamespace(minimize=True, seconds=1800.0, minimize_budget_s=120.0)
+    c.queue, c._slug_of, c._has_repro, c._minimisers = [], {}, set(), []
+    c._minimise_spent, c._minimise_count, c.workers = 130.0, 2, [object(), object()]
+    now = time.monotonic()
+    assert not c._generation_over(now + 66.0)      # 65 s per minimisation measured: go on
+    assert c._generation_over(now + 64.0)          # inside the standing reserve: stop
+    c.queue = [(0, 0, f"f{i}") for i in range(3)]
+    c._slug_of = {f"f{i}": f"b{i}" for i in range(3)}
+    assert c._generation_over(now + 129.0)         # 3 buckets wait on 2 workers: 2 rounds
+    assert not c._generation_over(now + 131.0)
+    c.cfg.seconds = 60.0                           # a short budget: the reserve is capped
+    c.queue, c._minimise_count = [], 0
+    assert not c._generation_over(now + 7.0) and c._generation_over(now + 5.0)
+    c.cfg.minimize = False
+    assert not c._generation_over(now + 1.0)

@@ -106,4 +106,7 @@ def error_signature(type_name: str, message: str) -> str:
 
 
 def primary(verdicts: list[Verdict]) -> Verdict:
-    return min(verdicts, key=lambda v: (SEVERITY[v.symptom], v.call))
+    # a torch global (default dtype, deterministic mode, grad mode) left wrong explains the
+    # values computed after it: one fix closes both, so the global is the case's identity
+    globals_ = [v for v in verdicts if v.label.startswith("state torch globals")]
+    return min(globals_ or verdicts, key=lambda v: (SEVERITY[v.symptom], v.call))

@@ -137,3 +137,19 @@ def test_value_bucket_keys_carry_the_culprit():
     assert bucket_of(a) != bucket_of(b)
     assert bucket_of(a) == bucket_of(Verdict("numeric", "inductor", "fp64-rule", "output[1]: max", 2,
                                              "output[1]", "culprit op: torch.mul"))
+
+
+def test_a_torch_global_left_wrong_is_the_identity_of_the_values_after_it():
+    """A program that sets the default dtype: compiled leaves the global wrong and, because of
+    it, an output of another dtype. One fix closes both, so the case buckets on the global (a
+    30-minute campaign filed the dtype as its own 'numeric / output dtype' bucket)."""
+    from fuzzcomp.oracles.verdict import primary
+    dtype = Verdict("numeric", "autograd", "fp64-rule", "output[1]: dtype: eager torch.float32 compiled "
+                    "torch.float64", 0, "output[1]", "culprit op: torch.sigmoid")
+    glob = Verdict("mutation", "autograd", "fp64-rule", "state torch globals after call: eager='grad=True "
+                   "deterministic=False warn_only=False default_dtype=torch.float64' compiled='grad=True "
+                   "deterministic=False warn_only=False default_dtype=torch.float32'", 0,
+                   "state torch globals after call")
+    assert primary([dtype, glob]) is glob
+    assert bucket_of(primary([dtype, glob])).signature == "torch globals: default_dtype"
+    assert primary([dtype]) is dtype  # without a global in play, the value is the identity

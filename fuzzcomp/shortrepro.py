@@ -345,6 +345,40 @@ def _inputs_fn(spec: Spec, values: bool) -> tuple[list[str], list[str], bool]:
     return out, rg_all, fp64
 
 
+_CALLER_SHORT = {"autocast", "deterministic", "mutate_input"}
+
+
+def _caller_actions(spec: Spec) -> set:
+    """The caller's actions around the call (the same for every call), where the short form can
+    say them: autocast around the forward, deterministic algorithms on, an input written between
+    forward and backward."""
+    acts = {tuple((c[2] if len(c) > 2 else {}).get("caller", ()) or ()) for c in spec.calls}
+    if len(acts) > 1:
+        raise _Unsupported("caller actions change between calls")
+    caller = set(acts.pop()) if acts else set()
+    if caller - _CALLER_SHORT:
+        raise _Unsupported(f"caller actions {sorted(caller - _CALLER_SHORT)}")
+    return caller
+
+
+def _caller_input_write(spec: Spec) -> list[str]:
+    """The caller's write between forward and backward, as the campaign makes it: the first float
+    tensor input times 2 under no_grad, unless its elements overlap (an expanded input)."""
+    names = [s[0] for s in spec.inputs if s[0] not in spec.skip]
+    for s in spec.inputs:
+        info = s[4] if len(s) > 4 else {}
+        if info.get("kind", "tensor") != "tensor" or not getattr(torch, s[2]).is_floating_point:
+            continue
+        if s[0] in spec.skip or info.get("kind") == "alias" or any(
+                len(o) > 4 and o[4].get("kind") == "alias" for o in spec.inputs):
+            raise _Unsupported("caller write into an unused or aliased input")
+        if s[3] == "expanded":
+            return []
+        return ["with torch.no_grad():  # the caller writes an input between forward and backward",
+                f"    xs[{names.index(s[0])}].mul_(2)"]
+    return []
+
+
 def _gstate(spec: Spec) -> bool:
     """The finding is a torch global (grad mode, deterministic algorithms, default dtype) left
     different after the call: the check is torch's state, not values."""
@@ -358,6 +392,7 @@ def _render(spec: Spec) -> str:
     if len(modes) > 1:
         raise _Unsupported("grad modes change between calls")
     mode = modes.pop()
+    caller = _caller_actions(spec)
     seeds = {c[1] for c in spec.calls}
     sym = spec.symptom
     gstate = _gstate(spec)
@@ -397,6 +432,8 @@ def _render(spec: Spec) -> str:
         head.append("torch.set_num_threads(1)  # a parallel sum adds in another order")
     if random:
         head.append("torch._inductor.config.fallback_random = True  # eager's random numbers")
+    if "deterministic" in caller:
+        head.append("torch.use_deterministic_algorithms(True)  # the caller's setting")
     if head[-1] != "":
         head.append("")
     body = ["", fn_src.strip(), "", ""] + inputs_lines + ["", ""]
@@ -407,6 +444,16 @@ def _render(spec: Spec) -> str:
     arg = "call" if many else ""
     a64 = ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""]))
     wrap = {"no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}.get(mode)
+    # the caller's autocast covers the forward call only, as in the campaign (backward runs after)
+    autocast = f"torch.autocast({spec.device.split(':')[0]!r}, dtype=torch.bfloat16)" if "autocast" in caller else ""
+    if gstate and caller:
+        raise _Unsupported("caller actions around a torch-globals check")
+    if autocast and sym not in ("compile-crash", "runtime-crash"):
+        # under autocast the fp64 run computes in bfloat16 too: only the campaign's oracle (bf16
+        # perturbation steps) judges those values, so the repro is the long form
+        raise _Unsupported("values under the caller's autocast")
+    fwd_wrap = ", ".join(filter(None, [wrap, autocast])) or None
+    writes = _caller_input_write(spec) if "mutate_input" in caller else []
     check: list[str] = []
     helpers: list[str] = []
     if sym == "numeric" and not fp64:  # no float input: the fp64 run would be eager again
@@ -415,7 +462,7 @@ def _render(spec: Spec) -> str:
                  '    print(f"BUG: call {call}: compiled output differs from eager")' if many else
                  '    print("BUG: compiled output differs from eager")',
                  "    raise SystemExit(1)"]
-        helpers = _run_helper(reseed, wrap, "f(*xs)")
+        helpers = _run_helper(reseed, fwd_wrap, "f(*xs)")
     elif sym == "numeric":
         check = [f"ref, fp64, res = run(fn, inputs({arg})), run(fn, inputs({a64})), run(compiled, inputs({arg}))",
                  f"if not same(ref, res, fp64_ref=fp64{same_args}):",
@@ -423,7 +470,7 @@ def _render(spec: Spec) -> str:
                  if many else
                  '    print("BUG: compiled output differs from eager beyond the fp64 reference\'s error")',
                  "    raise SystemExit(1)"]
-        helpers = _run_helper(reseed, wrap, "f(*xs)")
+        helpers = _run_helper(reseed, fwd_wrap, "f(*xs)")
     elif gstate:
         # the program changes a torch global (grad mode, deterministic algorithms, the default
         # dtype): the state after each call is the check, reset to the starting state in between
@@ -449,13 +496,15 @@ def _render(spec: Spec) -> str:
                  f"if not same(xs, ys, fp64_ref=x64{same_args}):",
                  '    print("BUG: an input holds other values after the compiled call than after eager")',
                  "    raise SystemExit(1)"]
-        helpers = _run_helper(reseed, wrap, "f(*xs)")
+        helpers = _run_helper(reseed, fwd_wrap, "f(*xs)")
     elif sym == "gradient":
         if not rg:
             raise _Unsupported("no input requires grad")
         helpers = ["def grads(f, xs):  # backward of sum(out * w) with fixed weights k/64"]
         helpers += ["    " + ln for ln in reseed.splitlines()]
-        helpers += ["    outs = [o for o in f(*xs) if isinstance(o, torch.Tensor) and o.requires_grad]",
+        fwd = ["out = f(*xs)"] if not autocast else [f"with {autocast}:", "    out = f(*xs)"]
+        helpers += ["    " + ln for ln in fwd + writes]
+        helpers += ["    outs = [o for o in out if isinstance(o, torch.Tensor) and o.requires_grad]",
                     "    ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
                     f"{str(seed * 7919) + ' + ' if seed else ''}i)) / 64).to(o.dtype) for i, o in enumerate(outs)]",
                     "    torch.autograd.backward(outs, grad_tensors=ws)",
@@ -468,6 +517,20 @@ def _render(spec: Spec) -> str:
                  f"if not same(ref, res, fp64_ref=fp64{same_args}):",
                  '    print("BUG: compiled gradients differ from eager beyond the fp64 reference\'s error")',
                  "    raise SystemExit(1)"]
+    elif sym == "aliasing" and spec.signature.startswith("alias meta"):
+        # what autograd believes of each output: an output sharing an input's storage that is no
+        # view lets an in-place write reach the input behind autograd's back
+        helpers = ["def meta(f, xs):  # per output: requires_grad, is_leaf, and if it shares an input's storage, is it a view"]
+        helpers += ["    " + ln for ln in reseed.splitlines()]
+        helpers += ["    ptrs = {x.untyped_storage().data_ptr() for x in xs if isinstance(x, torch.Tensor)}",
+                    "    return [(o.requires_grad, o.is_leaf, o._is_view() if o.untyped_storage().data_ptr() in ptrs else None)",
+                    "            for o in f(*xs) if isinstance(o, torch.Tensor)]", "", ""]
+        check = [f"ref, res = meta(fn, inputs({arg})), meta(compiled, inputs({arg}))",
+                 "if ref != res:",
+                 '    print(f"BUG: outputs (requires_grad, is_leaf, is a view of an input): {res} compiled, {ref} in eager")',
+                 "    raise SystemExit(1)"]
+        if wrap or autocast:
+            raise _Unsupported("aliasing under a grad mode or autocast")
     elif sym == "aliasing":
         helpers = ["def shared(f, xs):  # for each output, which inputs it shares storage with"]
         helpers += ["    " + ln for ln in reseed.splitlines()]
@@ -478,12 +541,14 @@ def _render(spec: Spec) -> str:
                  "if ref != res:",
                  '    print(f"BUG: outputs share storage with inputs {res} compiled, {ref} in eager")',
                  "    raise SystemExit(1)"]
-        if wrap:
-            raise _Unsupported("aliasing under a grad mode")
+        if wrap or autocast:
+            raise _Unsupported("aliasing under a grad mode or autocast")
     else:  # a crash: eager runs the whole call (backward too), compiled raises
         helpers = ["def run(f, xs):"]
-        body_lines = [ln for ln in reseed.splitlines()] + ["out = f(*xs)"]
+        fwd = ["out = f(*xs)"] if not autocast else [f"with {autocast}:", "    out = f(*xs)"]
+        body_lines = [ln for ln in reseed.splitlines()] + fwd
         if rg and mode == "grad":
+            body_lines += writes
             body_lines += ["outs = [o for o in out if isinstance(o, torch.Tensor) and o.requires_grad]",
                            "torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"]
         if wrap:

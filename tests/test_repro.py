@@ -357,3 +357,61 @@ def test_title_names_no_machine_path():
     assert got == "compiled raised RuntimeError: kernel, <generated>.cpp:37, index out of bounds: 0 <= tmp3 < 1L"
     wrapped = "BackendCompilerFailed: backend='inductor' raised: | RuntimeError: at /usr/lib/torch/_ops.py, line 3 | cmd"
     assert headline(wrapped) == "BackendCompilerFailed: RuntimeError: at _ops.py, line 3"
+
+
+def _caller_case(template, caller):
+    prog = Program((Input("x0", F32, requires_grad=True),),
+                   (Assign("v0", "torch.exp", template, (Ref("x0"),), F32),), ("v0",), ("s0",))
+    # two calls: the planted runtime crash fires on the second
+    return dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0, caller=caller),
+                                                                 Call((3,), 1, caller=caller)))
+
+
+def test_short_crash_repro_keeps_the_callers_actions(tmp_path):
+    """A case whose caller turns on deterministic algorithms and writes an input between forward
+    and backward: the short file does both, where the campaign did them, so it shows a planted
+    crash and is silent on a correct backend; and the write really happens before backward (with
+    x0 * x0, which saves x0, eager itself then fails in backward)."""
+    key = BucketKey("runtime-crash", "runtime", "RuntimeError: planted fault")
+    caller = ("deterministic", "mutate_input")
+    for backend, want in (("fuzzcomp.planted:runtime_crash", 1), ("eager", 0)):
+        text = render_repro(_caller_case("torch.exp({0})", caller).with_compile(backend=backend), key, "d")
+        assert is_short(text) and "torch.use_deterministic_algorithms(True)" in text, text
+        body = text.split("def run(f, xs):")[1]
+        assert body.index("out = f(*xs)") < body.index("xs[0].mul_(2)") < body.index("torch.autograd.backward"), text
+        path = tmp_path / f"caller_{want}.py"
+        path.write_text(text)
+        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
+        assert p.returncode == want, p.stdout + p.stderr
+    path.write_text(render_repro(_caller_case("torch.mul({0}, {0})", caller).with_compile(backend="eager"), key, "d"))
+    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1 and "modified by an inplace operation" in p.stderr, p.stdout + p.stderr
+
+
+_CLONING = '''
+def clone_outputs(gm, example_inputs):
+    """A planted fault: outputs come back as copies, so a view of an input is no view of it."""
+    def run(*args):
+        return tuple(o.clone() for o in gm.forward(*args))
+    return run
+'''
+
+
+def test_short_alias_meta_repro_checks_what_autograd_sees(tmp_path):
+    """An output that is a view of an input in eager and not in compiled (the 'alias meta'
+    bucket): the short file compares requires_grad, is_leaf and view-ness, shows the planted
+    copy and is silent on a correct backend (a storage-only check said OK there)."""
+    (tmp_path / "cloning.py").write_text(_CLONING)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    prog = Program((Input("x0", F32, requires_grad=True),),
+                   (Assign("v0", "torch.select", "torch.select({0}, 0, 0)", (Ref("x0"),), TensorType((), "float32")),),
+                   ("v0",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0),))
+    key = BucketKey("aliasing", "autograd", "alias meta of output tensor N: eager='requires_grad=True leaf=False")
+    for backend, want in (("cloning:clone_outputs", 1), ("eager", 0)):
+        text = render_repro(case.with_compile(backend=backend), key, "alias meta of output tensor 0: ...")
+        assert is_short(text) and "def meta(f, xs):" in text, text
+        path = tmp_path / f"meta_{want}.py"
+        path.write_text(text)
+        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, env=env)
+        assert p.returncode == want, p.stdout + p.stderr

@@ -563,6 +563,14 @@ def _render(spec: Spec) -> str:
                  '    print(f"BUG: call {call}: compiled call raised {type(e).__name__}: {why[0][:200]}")' if many else
                  '    print(f"BUG: compiled call raised {type(e).__name__}: {why[0][:200]}")',
                  "    raise SystemExit(1)"]
+    if sym == "numeric" and spec.signature == "output zero sign":
+        # same() compares neither the sign of a zero nor, through it, which infinity 1/x gives
+        check += ["for a, b in zip(ref, res):  # same() ignores the sign of zeros and infinities",
+                  "    m = (a == 0) | a.isinf() if a.is_floating_point() else a != a",
+                  "    bad = torch.signbit(a[m]) != torch.signbit(b[m])",
+                  "    if bad.any():",
+                  '        print(f"BUG: compiled gives {b[m][bad][0]} where eager gives {a[m][bad][0]}")',
+                  "        raise SystemExit(1)"]
     if helpers in (["def run(f, xs):", "    return f(*xs)", "", ""], ["def run(f, xs):", "    out = f(*xs)", "", ""]):
         # nothing to say: call directly
         helpers = []

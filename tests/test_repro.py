@@ -415,3 +415,22 @@ def test_short_alias_meta_repro_checks_what_autograd_sees(tmp_path):
         path.write_text(text)
         p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, env=env)
         assert p.returncode == want, p.stdout + p.stderr
+
+
+def test_short_zero_sign_repro_compares_sign_bits(tmp_path):
+    """A 'zero sign' bucket (-0.0 back as +0.0): same() cannot see it, so the short file also
+    compares the sign of every zero and infinity; it shows the planted flip and is silent on a
+    correct backend (the campaign wrote a long form that said OK in every fresh process)."""
+    prog = Program((Input("x0", F32),),
+                   (Assign("v0", "torch.mul", "torch.mul({0}, -0.0)", (Ref("x0"),), F32),), ("v0",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0),))
+    key = BucketKey("numeric", "inductor", "output zero sign")
+    for backend, want in (("fuzzcomp.planted:flip_negative_zero", 1), ("eager", 0)):
+        text = render_repro(case.with_compile(backend=backend), key, "output[0]: 1 zeros change sign")
+        assert is_short(text) and "signbit" in text, text
+        path = tmp_path / f"zero_{want}.py"
+        path.write_text(text)
+        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
+        assert p.returncode == want, p.stdout + p.stderr
+        if want:
+            assert p.stdout.strip().endswith("BUG: compiled gives 0.0 where eager gives -0.0"), p.stdout

@@ -5,7 +5,9 @@ in one observation, as Verdicts, and nothing when they agree. Per call:
 
 * both raise: parity, fine;
 * compiled raises, eager doesn't: compile-crash or runtime-crash (a bug);
-* eager raises, compiled returns: error-parity (a lower-severity bug);
+* eager raises, compiled returns: error-parity (a lower-severity bug), except eager's
+  check that a tensor saved for backward was not overwritten: which tensors a compiled
+  backward saves is its own choice, so that one is a note;
 * both return: each output is judged by the fp64 rule (symptom ``numeric``),
   each input after the call likewise (symptom ``mutation``), each input's grad
   likewise (symptom ``gradient``; None against a tensor counts), and which
@@ -55,6 +57,16 @@ OVERLAP_ERRORS = ("refer to a single memory location", "refers to a single memor
                   "internal overlap", "partially overlap")
 
 
+# autograd's check that a tensor saved for backward was not overwritten: which tensors are saved
+# is the implementation's choice (functionalisation and the partitioner's recompute keep others),
+# so eager failing it where compiled runs on is no compiler bug (maintainers close such reports)
+SAVED_VERSION_ERROR = "modified by an inplace operation"
+
+
+def _saved_version_error(msg: str) -> bool:
+    return SAVED_VERSION_ERROR in msg and "needed for gradient computation" in msg
+
+
 def _overlap_error(error) -> bool:
     return bool(error) and any(m in error[1] for m in OVERLAP_ERRORS)
 
@@ -98,6 +110,8 @@ def judge(obs: Observation) -> list[Verdict]:
             continue
         if e.error:
             t, msg, _ = e.error
+            if _saved_version_error(msg):
+                continue  # a note (``notes``): compiled code keeps other tensors for backward
             verdicts.append(Verdict("error-parity", "unknown", "crash-parity",
                                     f"eager raised {t}: {msg[:200]}; compiled returned normally", k,
                                     "", error_signature(t, msg)))
@@ -146,6 +160,9 @@ def notes(obs: Observation) -> list[str]:
         if _wide_parity(rec) and e is not None and not e.error:
             out.append(f"call {k}: compiled raised the error eager raises with a loss over every "
                        "intermediate: the program is invalid (parity)")
+        if e is not None and e.error and c is not None and not c.error and _saved_version_error(e.error[1]):
+            out.append(f"call {k}: eager's check of a tensor saved for backward failed ({e.error[1][:120]}); "
+                       "compiled code saves other tensors for backward by design: not judged")
         if e is None or c is None or e.error or c.error or len(e.values) != len(c.values):
             continue
         for label, ev, cv in zip(e.labels, e.values, c.values):

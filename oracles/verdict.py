@@ -79,7 +79,7 @@ def normalise_message(text: str) -> str:
     text = re.sub(r"\[(?:torch\.[\w.]*Tensor|\w+Type)\s*\[[^\]]*\]\]", "[TENSOR]", text)
     # autograd names the op that made the overwritten tensor only when it has one: the same
     # version-counter failure, whichever op of the program produced the tensor
-    text = re.sub(r",\s*which is output \d+ of \w+,", "", text)
+    text = re.sub(r",\s*which is output \d+ of [\w:]+,", "", text)
     text = re.sub(r"\{[^{}]*\}", "{...}", text)
     for rx, sub in _DTYPES:
         text = rx.sub(sub, text)

@@ -101,5 +101,7 @@ def test_version_counter_failure_is_one_bucket_whichever_op_made_the_tensor():
     a = error_signature("RuntimeError", head + "[torch.FloatTensor [1]] is at version 1; expected version 0 instead.")
     b = error_signature("RuntimeError", head + "[torch.FloatTensor []], which is output 0 of LerpBackward0, is at "
                         "version 2; expected version 1 instead. Hint: enable anomaly detection")
+    d = error_signature("RuntimeError", head + "[torch.FloatTensor []], which is output 0 of "
+                        "torch::autograd::CopyBackwards, is at version 2; expected version 1 instead.")
     c = error_signature("RuntimeError", "element 0 of tensors does not require grad and does not have a grad_fn")
-    assert a == b != c
+    assert a == b == d != c

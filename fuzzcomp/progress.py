@@ -87,8 +87,9 @@ class Progress:
         if event == "starting":
             self.phase = "starting"
             if not self.quiet:
-                self._say(f"starting {kw['jobs']} workers... (each imports torch; the first "
-                                   "cases follow in a few seconds)")
+                n = kw["jobs"]
+                self._say(f"starting {n} worker{'s' if n != 1 else ''}... (each imports torch; the first "
+                          "cases follow in a few seconds)")
         elif event == "phase":
             if self.phase not in ("stopping",):
                 self.phase = kw["phase"]

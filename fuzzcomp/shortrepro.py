@@ -517,32 +517,25 @@ def _render(spec: Spec) -> str:
                  f"if not same(ref, res, fp64_ref=fp64{same_args}):",
                  '    print("BUG: compiled gradients differ from eager beyond the fp64 reference\'s error")',
                  "    raise SystemExit(1)"]
-    elif sym == "aliasing" and spec.signature.startswith("alias meta"):
-        # what autograd believes of each output: an output sharing an input's storage that is no
-        # view lets an in-place write reach the input behind autograd's back
-        helpers = ["def meta(f, xs):  # per output: requires_grad, is_leaf, and if it shares an input's storage, is it a view"]
-        helpers += ["    " + ln for ln in reseed.splitlines()]
-        helpers += ["    ptrs = {x.untyped_storage().data_ptr() for x in xs if isinstance(x, torch.Tensor)}",
-                    "    return [(o.requires_grad, o.is_leaf, o._is_view() if o.untyped_storage().data_ptr() in ptrs else None)",
-                    "            for o in f(*xs) if isinstance(o, torch.Tensor)]", "", ""]
-        check = [f"ref, res = meta(fn, inputs({arg})), meta(compiled, inputs({arg}))",
-                 "if ref != res:",
-                 '    print(f"BUG: outputs (requires_grad, is_leaf, is a view of an input): {res} compiled, {ref} in eager")',
-                 "    raise SystemExit(1)"]
-        if wrap or autocast:
-            raise _Unsupported("aliasing under a grad mode or autocast")
     elif sym == "aliasing":
-        helpers = ["def shared(f, xs):  # for each output, which inputs it shares storage with"]
-        helpers += ["    " + ln for ln in reseed.splitlines()]
-        helpers += ["    ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731",
-                    "    return [[ptr(o) == ptr(x) for x in xs if isinstance(x, torch.Tensor)]",
-                    "            for o in f(*xs) if isinstance(o, torch.Tensor)]", "", ""]
-        check = [f"ref, res = shared(fn, inputs({arg})), shared(compiled, inputs({arg}))",
-                 "if ref != res:",
-                 '    print(f"BUG: outputs share storage with inputs {res} compiled, {ref} in eager")',
-                 "    raise SystemExit(1)"]
         if wrap or autocast:
             raise _Unsupported("aliasing under a grad mode or autocast")
+        if spec.signature.startswith("alias meta"):
+            # what autograd believes of each output: an output sharing an input's storage that is
+            # no view lets an in-place write reach the input behind autograd's back
+            helpers, check = _alias_check(
+                "meta", "per output: requires_grad, is_leaf, and if it shares an input's storage, is it a view",
+                ["    ptrs = {x.untyped_storage().data_ptr() for x in xs if isinstance(x, torch.Tensor)}",
+                 "    return [(o.requires_grad, o.is_leaf, o._is_view() if o.untyped_storage().data_ptr() in ptrs else None)",
+                 "            for o in f(*xs) if isinstance(o, torch.Tensor)]"],
+                "outputs (requires_grad, is_leaf, is a view of an input)", reseed, arg)
+        else:
+            helpers, check = _alias_check(
+                "shared", "for each output, which inputs it shares storage with",
+                ["    ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731",
+                 "    return [[ptr(o) == ptr(x) for x in xs if isinstance(x, torch.Tensor)]",
+                 "            for o in f(*xs) if isinstance(o, torch.Tensor)]"],
+                "outputs share storage with inputs", reseed, arg)
     else:  # a crash: eager runs the whole call (backward too), compiled raises
         helpers = ["def run(f, xs):"]
         fwd = ["out = f(*xs)"] if not autocast else [f"with {autocast}:", "    out = f(*xs)"]
@@ -588,6 +581,16 @@ def _render(spec: Spec) -> str:
         text += spec.footer.rstrip("\n") + "\n"
     compile(text, "<short repro>", "exec")
     return text
+
+
+def _alias_check(name: str, doc: str, body: list[str], what: str, reseed: str, arg: str):
+    """(helper lines, check lines) comparing ``name(f, xs)`` between eager and compiled."""
+    helpers = [f"def {name}(f, xs):  # {doc}"] + ["    " + ln for ln in reseed.splitlines()] + body + ["", ""]
+    check = [f"ref, res = {name}(fn, inputs({arg})), {name}(compiled, inputs({arg}))",
+             "if ref != res:",
+             f'    print(f"BUG: {what}: {{res}} compiled, {{ref}} in eager")',
+             "    raise SystemExit(1)"]
+    return helpers, check
 
 
 def _run_helper(reseed: str, wrap: str | None, call: str) -> list[str]:

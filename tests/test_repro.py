@@ -397,6 +397,13 @@ def clone_outputs(gm, example_inputs):
 '''
 
 
+def _exit_of(path, text, env=None):
+    """Write ``text`` to ``path`` and run it in a fresh interpreter: (exit code, output)."""
+    path.write_text(text)
+    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, env=env)
+    return p.returncode, p.stdout + p.stderr
+
+
 def test_short_alias_meta_repro_checks_what_autograd_sees(tmp_path):
     """An output that is a view of an input in eager and not in compiled (the 'alias meta'
     bucket): the short file compares requires_grad, is_leaf and view-ness, shows the planted
@@ -411,10 +418,8 @@ def test_short_alias_meta_repro_checks_what_autograd_sees(tmp_path):
     for backend, want in (("cloning:clone_outputs", 1), ("eager", 0)):
         text = render_repro(case.with_compile(backend=backend), key, "alias meta of output tensor 0: ...")
         assert is_short(text) and "def meta(f, xs):" in text, text
-        path = tmp_path / f"meta_{want}.py"
-        path.write_text(text)
-        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, env=env)
-        assert p.returncode == want, p.stdout + p.stderr
+        rc, out = _exit_of(tmp_path / f"meta_{want}.py", text, env)
+        assert rc == want, out
 
 
 def test_short_zero_sign_repro_compares_sign_bits(tmp_path):
@@ -428,9 +433,7 @@ def test_short_zero_sign_repro_compares_sign_bits(tmp_path):
     for backend, want in (("fuzzcomp.planted:flip_negative_zero", 1), ("eager", 0)):
         text = render_repro(case.with_compile(backend=backend), key, "output[0]: 1 zeros change sign")
         assert is_short(text) and "signbit" in text, text
-        path = tmp_path / f"zero_{want}.py"
-        path.write_text(text)
-        p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
-        assert p.returncode == want, p.stdout + p.stderr
+        rc, out = _exit_of(tmp_path / f"zero_{want}.py", text)
+        assert rc == want, out
         if want:
-            assert p.stdout.strip().endswith("BUG: compiled gives 0.0 where eager gives -0.0"), p.stdout
+            assert "BUG: compiled gives 0.0 where eager gives -0.0" in out, out

@@ -282,3 +282,19 @@ def test_eager_saved_tensor_check_failing_where_compiled_runs_is_a_note():
     # caller then wrote: upstream keeps those open as bugs)
     obs = Observation("x", [CallRecord(ok, ok, None, Outcome([], [], version))], {})
     assert [v.symptom for v in judge(obs)] == ["runtime-crash"]
+
+
+def test_none_gradient_against_zeros_times_a_salted_inf_is_a_note():
+    """Eager leaves x1's gradient None (the output ignores it); compiled gives zeros, which met
+    the inf salted into x1 (0 * inf is NaN). That is the accepted None-against-zeros difference
+    (a 30-minute campaign filed it as 'compiled a tensor'); a compiled gradient holding a real
+    value stays a verdict, special values or not."""
+    nan0 = torch.tensor([0.0, float("nan"), -0.0])
+    real = torch.tensor([0.0, float("nan"), 0.5])
+    for grad, want in ((nan0, []), (real, ["gradient"])):
+        e = Outcome([torch.ones(1), None], ["output[0]", "grad of input x1"], None)
+        c = Outcome([torch.ones(1), grad], ["output[0]", "grad of input x1"], None)
+        obs = Observation("x", [CallRecord(e, e, e, c)], {"special_calls": [0]})
+        assert [v.symptom for v in judge(obs)] == want, (grad, judge(obs))
+        obs.stats["special_calls"] = []  # without special values, a NaN gradient is a finding
+        assert [v.symptom for v in judge(obs)] == ["gradient"]

@@ -29,3 +29,18 @@ def cli():
         return subprocess.run([sys.executable, "-m", "fuzzcomp", *map(str, args)],
                               capture_output=True, text=True, timeout=timeout, **kw)
     return run
+
+
+@pytest.fixture(autouse=True)
+def _torch_globals_restored():
+    """Torch's process-wide settings come back after every test. Generated programs change them
+    on purpose (grad mode, deterministic algorithms, the default dtype), and under xdist a test
+    that leaves one changed breaks whichever test its worker runs next: a float64 default dtype
+    turned test_feedback's float32 kernels into double ones in one CI run."""
+    import torch
+    saved = (torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled(),
+             torch.is_deterministic_algorithms_warn_only_enabled(), torch.get_default_dtype())
+    yield
+    torch.set_grad_enabled(saved[0])
+    torch.use_deterministic_algorithms(saved[1], warn_only=saved[2])
+    torch.set_default_dtype(saved[3])

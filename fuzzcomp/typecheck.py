@@ -105,9 +105,17 @@ def retype(program: Program) -> Program | None:
     """The program with every declared type recomputed on meta tensors, or None (ill-typed or
     not modelled). Warnings the program raises are the candidate's business, never printed."""
     import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return _retype(program)
+
+    from .runtime import global_state, restore_global_state
+    # a candidate may change torch's globals (set_default_dtype, use_deterministic_algorithms,
+    # set_grad_enabled): run on meta tensors here, in the minimising process, they must not stay
+    saved = global_state()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _retype(program)
+    finally:
+        restore_global_state(saved)
 
 
 def _retype(program: Program) -> Program | None:

@@ -138,3 +138,20 @@ def test_repro_lists_only_used_symbols():
     assert "SYMBOLS = ('s1',)" in text and "((6,), 3)," in text
     assert text.index("def fn(") < text.index("def make_input(")  # program first, helpers after
     assert emit(prog) in text
+
+
+def test_typecheck_leaves_torch_globals_as_it_found_them():
+    """The reducer type-checks candidates on meta tensors in its own process: a candidate that
+    sets the default dtype or deterministic mode must not leave it set there (it did: an
+    in-process campaign left float64 as the default dtype of the whole test process)."""
+    import torch
+    from fuzzcomp.generators.ir import Mutate
+    f32 = TensorType(("s0",), "float32")
+    prog = Program((Input("x0", f32),),
+                   (Mutate("", "state:set_default_dtype", "torch.set_default_dtype(torch.float64)", ()),
+                    Mutate("", "state:use_deterministic_algorithms", "torch.use_deterministic_algorithms(True)", ()),
+                    Assign("v0", "torch.zeros_like", "torch.zeros_like({0})", (Ref("x0"),), f32)),
+                   ("v0",), ("s0",))
+    before = (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled())
+    assert retype(prog) is not None
+    assert (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled()) == before == (torch.float32, False)

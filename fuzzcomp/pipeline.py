@@ -154,7 +154,9 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["repro_says"] = unchecked
     elif verify:  # its own full timeout: cut only by the campaign stopping, never by the reduce deadline
         info["repro_form"] = "short" if is_short(repro_text) else "long"
-        info.update(confirm_repro(repro, confirm_runs, max(timeout_s, 60), should_stop))
+        # a hang's short form waits for its child's calls (Spec.hang_s) before it says so
+        confirm_s = max(timeout_s, 60) + (180 if key.symptom == "hang" else 0)
+        info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop))
         if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
             # the short file alone never shows it: the long form (the campaign's own judge) is the repro
             info.update(repro_form="long", short_said=f"exit {info.get('repro_exit')}: {info.get('repro_says')}")

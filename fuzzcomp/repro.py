@@ -193,8 +193,9 @@ def title(case: Case, key: BucketKey, detail: str) -> str:
     return f"[Fuzzer][{kind}] torch.compile ({backend}, {spec.device}) {what}: {first[:120]}"
 
 
-def _short(case: Case, key: BucketKey, detail: str) -> str | None:
-    from .shortrepro import Spec, render_short
+def short_spec(case: Case, key: BucketKey, detail: str):
+    """The ``shortrepro.Spec`` of a case and its bucket."""
+    from .shortrepro import Spec
     grads, _max_events, floors = _oracle_settings(case)
     imp = ""
     comp = {"backend": case.compile.backend, "dynamic": case.compile.dynamic,
@@ -205,13 +206,18 @@ def _short(case: Case, key: BucketKey, detail: str) -> str | None:
     v = versions()
     head = (f"{title(case, key, detail)}\n\nFound by fuzzcomp {v['fuzzcomp']} (seed {case.seed}) on torch "
             f"{v['torch']}; bucket {key.slug()}.")
-    spec = Spec(fn_src=emit(case.program), inputs=input_specs(case),
+    return Spec(fn_src=emit(case.program), inputs=input_specs(case),
                 calls=[call_entry(case, c) for c in case.calls], symbols=case.program.symbols,
                 symptom=key.symptom, title=head, compile=comp, device=case.compile.device,
                 requires_grad=grads, floor_eps=floors["floor_eps"] or 0.0, reduce_n=floors.get("reduce_n") or 1,
                 state=state_specs(case), backend_import=imp, footer=_case_line(case),
-                signature=key.signature)
-    return render_short(spec)
+                signature=key.signature, config=tuple(getattr(case.compile, "config", ())),
+                max_events=_max_events)
+
+
+def _short(case: Case, key: BucketKey, detail: str) -> str | None:
+    from .shortrepro import render_short
+    return render_short(short_spec(case, key, detail))
 
 
 def _case_line(case: Case) -> str:

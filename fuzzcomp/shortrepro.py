@@ -1,22 +1,24 @@
 """A finding -> the short repro a person writes: the function, plain-torch inputs, one check.
 
 Contract: ``render_short(spec)`` returns the text of a standalone file, or ``None`` when the
-case needs more than the short form can say (scalar globals, recompile schedules,
-hangs, segfaults): the caller then writes the long form (``fuzzcomp.repro``). The file:
+short form cannot say the case (``short_or_reason`` says why: the caller's actions change
+between calls, an input that does not rebuild bitwise...): the caller then writes the long form
+(``fuzzcomp.repro``). The file:
 
-* states the bug in a docstring, then the minimised function;
-* builds every input in plain torch with the campaign's exact values: literal values for at
-  most 16 elements, else the seeded expression the campaign's runtime used; non-contiguous
-  layouts through the real expression (``.transpose``, slicing, ``expand``, an offset view,
-  a view of another input); dtype, shape and strides as comments. ``render_short`` rebuilds
-  each input from its own expression and compares it bitwise with ``runtime.make_input``, so
-  a rendering slip is caught here and never shipped;
-* compiles with only the non-default settings, pins one thread on the CPU for value checks
-  and sets ``fallback_random`` (and reseeds) only when the program draws random numbers;
-* checks the bucket's symptom once: numeric and gradient with ``torch._dynamo.utils.same``
-  against an fp64 run (tolerance raised to the campaign's floor where the program computes in
-  a coarse type or sums many terms), mutation by the inputs after the call, aliasing by
-  storage, crashes by the call itself;
+* states the bug in a docstring, then the minimised function (dead helpers, statements and
+  unused parameters pruned);
+* builds every input, the module state and the program's globals in plain torch, bitwise the
+  campaign's (``fuzzcomp.shortinputs``);
+* compiles with only the non-default settings (and the case's ``torch._dynamo.config``), pins
+  one thread on the CPU for value checks, sets ``fallback_random`` (and reseeds) only when the
+  program draws random numbers; the caller's actions (autocast, deterministic algorithms, eval
+  mode, writes into an output or an input) and per-call grad modes as the campaign made them;
+* checks the bucket's symptom once, in the words of PyTorch's own tools: numeric and gradient
+  with ``torch._dynamo.utils.same`` against an fp64 run; mutation by the inputs (and buffers)
+  after the call; aliasing by storage or view metadata; a torch global by torch's state after
+  the call; recompiles by Dynamo's graph counter over the call schedule and its replay; a crash
+  by the call itself; error parity by what eager raises; a hang or segfault by the call in a
+  child process;
 * exits 1 with one ``BUG:`` line while the bug shows, 0 once fixed, 3 where it cannot run
   (no CUDA device).
 
@@ -34,14 +36,16 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .shortinputs import _EPS, SALT_HELPER, inputs_fn
+from .shortinputs import Unsupported as _Unsupported
+
 CASE_PREFIX = "# fuzzcomp-case: "
 SHORT_MARK = "from torch._dynamo.utils import same"
 _RANDOM = re.compile(r"\b(rand|randn|randint|randperm|rand_like|randn_like|randint_like|dropout\w*|"
                      r"bernoulli_?|multinomial|normal_|uniform_|rrelu_?|exponential_|geometric_|"
                      r"cauchy_|log_normal_|random_)\b")
-_SHORT_SYMPTOMS = ("numeric", "gradient", "mutation", "aliasing", "compile-crash", "runtime-crash")
-_EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
-_CAST = {"float32": ".float()", "float64": ".double()", "float16": ".half()", "bfloat16": ".bfloat16()"}
+SYMPTOMS_SHORT = ("numeric", "gradient", "mutation", "aliasing", "recompile", "compile-crash", "runtime-crash",
+                  "error-parity", "hang", "segfault")
 
 
 @dataclass
@@ -63,6 +67,9 @@ class Spec:
     footer: str = ""            # e.g. the machine-readable case line
     skip: list = field(default_factory=list)      # inputs fn never reads: built by no line
     signature: str = ""         # the bucket's signature: "torch globals: ..." checks torch's globals
+    config: tuple = ()          # (name, value) of torch._dynamo.config the case compiles under
+    max_events: int | None = None  # compile events the call schedule may cost (recompile checks)
+    hang_s: int = 120           # a hang's short form: how long the child's calls may take
 
 
 # ---- the embedded case ---------------------------------------------------------------------------
@@ -81,155 +88,6 @@ def case_from_text(text: str) -> dict | None:
     return None
 
 
-# ---- inputs --------------------------------------------------------------------------------------
-def _short_float(v: float, dtype: torch.dtype) -> str:
-    """The shortest decimal that rounds back to ``v`` in ``dtype``."""
-    if v != v or v in (float("inf"), float("-inf")):
-        return f"float({str(v)!r})"
-    for p in range(1, 18):
-        s = f"{v:.{p}g}"
-        if torch.tensor(float(s), dtype=dtype).item() == v:
-            return s if any(c in s for c in ".en") else s + ".0"
-    return repr(v)
-
-
-def _literal(t: torch.Tensor) -> str:
-    if t.dtype.is_floating_point:
-        def fmt(x):
-            return [fmt(y) for y in x] if isinstance(x, list) else _Raw(_short_float(x, t.dtype))
-        body = repr(fmt(t.tolist()))
-    elif t.dtype == torch.bool:
-        body = repr(t.tolist())
-    else:
-        body = repr(t.tolist())
-    return f"torch.tensor({body}, dtype=torch.{str(t.dtype).split('.')[-1]})"
-
-
-class _Raw(str):
-    def __repr__(self):
-        return str(self)
-
-
-def _dims(shape) -> str:
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _base_expr(shape, dtype: str, seed: int) -> str:
-    """The expression for ``runtime._base_values(shape, dtype, seed)`` (or its literal)."""
-    from . import runtime
-    t = runtime._base_values(tuple(shape), dtype, seed, 0.0, 0)
-    if t.numel() <= 16:
-        return _literal(t)
-    gen = f"generator=torch.Generator().manual_seed({seed})"
-    if dtype == "bool":
-        return f"torch.randint(0, 2, {_dims(shape)}, {gen}).bool()"
-    if getattr(torch, dtype).is_floating_point:
-        cast = _CAST.get(dtype, f".to(torch.{dtype})")
-        return f"(torch.rand({_dims(shape)}, {gen}, dtype=torch.float64) * 4 - 2){cast}"
-    lo = 0 if dtype == "uint8" else -8
-    return f"torch.randint({lo}, 9, {_dims(shape)}, {gen}).to(torch.{dtype})"
-
-
-def _layout_expr(base: str, shape, layout: str) -> tuple[str, list]:
-    """(expression, base shape) of a tensor of ``shape`` in ``layout`` over a base tensor."""
-    base_shape = list(shape)
-    if layout == "transposed":
-        base_shape[-1], base_shape[-2] = base_shape[-2], base_shape[-1]
-        return (f"{base}.t()" if len(shape) == 2 else f"{base}.transpose(-1, -2)"), base_shape
-    if layout == "sliced":
-        base_shape[-1] *= 2
-        return f"{base}[..., ::2]", base_shape
-    if layout == "expanded":
-        base_shape[0] = 1
-        return f"{base}.expand{_dims(shape)}", base_shape
-    if layout == "offset":
-        n = 1
-        for d in shape:
-            n *= d
-        return f"{base}[3:].view{_dims(shape)}", [n + 3]
-    if layout == "channels_last":
-        return f"{base}.contiguous(memory_format=torch.channels_last)", base_shape
-    return base, base_shape
-
-
-_LAYOUT_WORDS = {"transposed": "a transposed view", "sliced": "every other column",
-                 "expanded": "expanded from size 1", "offset": "a view at storage offset 3",
-                 "channels_last": "channels-last"}
-
-
-class _Unsupported(Exception):
-    pass
-
-
-def _input_lines(spec: Spec, entry) -> tuple[list[str], list[str]]:
-    """(lines building each input inside ``inputs()``, names of the inputs that require grad)."""
-    from . import runtime
-    sizes, seed = entry[0], entry[1]
-    extra = entry[2] if len(entry) > 2 else {}
-    env = dict(zip(spec.symbols, sizes))
-    if extra.get("globals"):
-        raise _Unsupported("scalar globals")
-    scalars = dict(extra.get("scalars", ()))
-    grads = [n for n in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(spec.requires_grad))]
-    lines, rg, names = [], [], [s[0] for s in spec.inputs]
-    dev = "" if spec.device == "cpu" else f".to({spec.device!r})"
-    values = spec.symptom in ("numeric", "gradient", "mutation") and not _gstate(spec)
-    for i, (path, shape, dtype, kind) in enumerate(spec.state):  # module state: seeded before each call
-        concrete = [env[d] if isinstance(d, str) else d for d in shape]
-        expr = _base_expr(concrete, dtype, seed * 31 + 1009 + i)
-        if values and getattr(torch, dtype).is_floating_point:
-            expr = f"up({expr})"
-        target = f"globals()[{path!r}]" if kind == "global" else f"{path}.data"
-        lines.append(f"{target} = {expr}{dev}  # {kind} {dtype} {tuple(concrete)}")
-    for i, s in enumerate(spec.inputs):  # seeds follow the campaign's input numbering
-        name, shape, dtype, layout = s[:4]
-        if name in spec.skip:
-            continue
-        info = s[4] if len(s) > 4 else {}
-        kind = info.get("kind", "tensor")
-        if kind in ("int", "float"):
-            lines.append(f"{name} = {scalars[name]!r}")
-            continue
-        if kind == "alias":
-            of, view = names[info["of"]], info.get("view", "same")
-            expr = of if view == "same" else f"{of}.transpose(-1, -2)" if view == "transposed" \
-                else f"{of}.view({of}.shape)"
-            lines.append(f"{name} = {expr}  # a view of {of}")
-            continue
-        concrete = [env[d] if isinstance(d, str) else d for d in shape]
-        seeds = [seed * 31 + i] if kind == "tensor" else [(seed * 31 + i) * 7 + j for j in range(info["count"])]
-        exprs = []
-        for sd in seeds:
-            _, base_shape = _layout_expr("b", concrete, layout)
-            base = _base_expr(base_shape, dtype, sd)
-            expr, _ = _layout_expr(base, concrete, layout)
-            want = runtime.make_input(concrete, dtype, layout, sd)
-            got = eval(expr, {"torch": torch})  # noqa: S307 - our own expression, checked bitwise
-            if got.shape != want.shape or got.stride() != want.stride() or got.dtype != want.dtype or \
-                    not bool(((got == want) | (got != got) & (want != want)).all()):
-                raise _Unsupported(f"input {name} does not rebuild bitwise")
-            if getattr(torch, dtype).is_floating_point and values:
-                base = f"up({base})"  # the fp64 run upcasts the base, then takes the same view
-            expr, _ = _layout_expr(base + dev, concrete, layout)
-            exprs.append(expr)
-            note = f"  # {dtype} {tuple(want.shape)}, strides {tuple(want.stride())}"
-            if layout != "contiguous":
-                note += f": {_LAYOUT_WORDS.get(layout, layout)}"
-        if name in grads and getattr(torch, dtype).is_floating_point and kind == "tensor" and \
-                not extra.get("inference_inputs"):
-            exprs = [f"{exprs[0]}.requires_grad_()"]
-            rg.append(name)
-            note += ", requires grad"
-        if kind == "tensor":
-            value = exprs[0]
-        elif kind == "dict":
-            value = "{" + ", ".join(f"'k{j}': {e}" for j, e in enumerate(exprs)) + "}"
-        else:
-            value = ("[" if kind == "list" else "(") + ", ".join(exprs) + ("]" if kind == "list" else ",)")
-        lines.append(f"{name} = {value}{note}")
-    return lines, rg
-
-
 # ---- the file ------------------------------------------------------------------------------------
 def _compile_args(spec: Spec) -> str:
     c, args = spec.compile, []
@@ -246,7 +104,9 @@ def _compile_args(spec: Spec) -> str:
 
 
 def _tol(spec: Spec) -> float | None:
-    """``same``'s tol raised to the campaign's floor (4 eps, ``tol/10`` in ``same``), if above 1e-4."""
+    """``same``'s tol raised to the campaign's floor (4 eps, ``tol/10`` in ``same``), if above 1e-4.
+    Not for the caller's autocast: ``same`` then compares both runs' errors against the fp64 run
+    (which autocast leaves in float64), and a bfloat16 tol would pass any error below 30%."""
     dtypes = {s[2] for s in spec.inputs} | {d for d in _EPS if f"torch.{d}" in spec.fn_src}
     eps = max([spec.floor_eps, _EPS["float32"] * max(1, spec.reduce_n) ** 0.5] +
               [_EPS[d] for d in dtypes if d in ("float16", "bfloat16")])
@@ -256,10 +116,17 @@ def _tol(spec: Spec) -> float | None:
 
 def render_short(spec: Spec) -> str | None:
     """The short file, or None when the short form cannot express this case."""
+    return short_or_reason(spec)[0]
+
+
+def short_or_reason(spec: Spec) -> tuple[str | None, str]:
+    """(the short file, "") or (None, why the short form cannot express this case)."""
     try:
-        return _render(spec)
-    except (_Unsupported, KeyError, IndexError, TypeError, ValueError, RuntimeError):
-        return None
+        return _render(spec), ""
+    except _Unsupported as e:
+        return None, str(e)
+    except (KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
+        return None, f"renderer: {type(e).__name__}: {e}"
 
 
 def unused_params(src: str) -> list[str]:
@@ -312,53 +179,19 @@ def prune(src: str) -> str:
         src = re.sub(r"\n{3,}", "\n\n\n", "\n".join(lines)).strip() + "\n"
 
 
-def _inputs_fn(spec: Spec, values: bool) -> tuple[list[str], list[str], bool]:
-    """(lines of ``def inputs(...)``, names requiring grad, whether it takes ``fp64``)."""
-    names = [s[0] for s in spec.inputs if s[0] not in spec.skip]
-    fp64 = values and (any(s[2] in _EPS for s in spec.inputs
-                           if s[0] not in spec.skip and (len(s) < 5 or s[4].get("kind") != "alias"))
-                       or any(st[2] in _EPS for st in spec.state))
-    many = len(spec.calls) > 1
-    params = (["call"] if many else []) + (["fp64=False"] if fp64 else [])
-    out = [f"def inputs({', '.join(params)}):"]
-    if fp64:
-        out += ["    def up(t):  # the fp64 reference runs on the same values in float64",
-                "        return t.double() if fp64 else t", ""]
-    rg_all: list[str] = []
-    for k, entry in enumerate(spec.calls):
-        lines, rg = _input_lines(spec, entry)
-        rg_all = rg_all or rg
-        extra = entry[2] if len(entry) > 2 else {}
-        ind = "        " if many and k < len(spec.calls) - 1 else "    "
-        if many and k < len(spec.calls) - 1:
-            out.append(f"    if call == {k}:")
-        if extra.get("inference_inputs"):
-            out.append(f"{ind}with torch.inference_mode():  # inference tensors")
-            out += [f"{ind}    {ln}" for ln in lines]
-        else:
-            out += [f"{ind}{ln}" for ln in lines]
-        marks = extra.get("marks", ())
-        for name, dim, how in marks:
-            fn = "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic"
-            out.append(f"{ind}torch._dynamo.{fn}({name}, {dim})")
-        out.append(f"{ind}return [{', '.join(names)}]")
-    return out, rg_all, fp64
+_CALLER_SHORT = {"autocast", "deterministic", "mutate_input", "mutate_output", "eval"}
 
 
-_CALLER_SHORT = {"autocast", "deterministic", "mutate_input"}
-
-
-def _caller_actions(spec: Spec) -> set:
-    """The caller's actions around the call (the same for every call), where the short form can
-    say them: autocast around the forward, deterministic algorithms on, an input written between
-    forward and backward."""
-    acts = {tuple((c[2] if len(c) > 2 else {}).get("caller", ()) or ()) for c in spec.calls}
-    if len(acts) > 1:
-        raise _Unsupported("caller actions change between calls")
-    caller = set(acts.pop()) if acts else set()
+def _caller_actions(spec: Spec) -> tuple[set, list | None]:
+    """(every action the caller takes around some call, the actions of each call where they
+    change between calls, else None): autocast around the forward, deterministic algorithms on,
+    eval mode, a write into the first float output after the call, a write into the first float
+    input between forward and backward."""
+    per = [tuple((c[2] if len(c) > 2 else {}).get("caller", ()) or ()) for c in spec.calls]
+    caller = {a for acts in per for a in acts}
     if caller - _CALLER_SHORT:
         raise _Unsupported(f"caller actions {sorted(caller - _CALLER_SHORT)}")
-    return caller
+    return caller, (per if len(set(per)) > 1 else None)
 
 
 def _caller_input_write(spec: Spec) -> list[str]:
@@ -385,43 +218,165 @@ def _gstate(spec: Spec) -> bool:
     return spec.symptom == "mutation" and spec.signature.startswith("torch globals")
 
 
+_MODE_CTX = {"grad": "torch.enable_grad", "no_grad": "torch.no_grad", "inference": "torch.inference_mode"}
+_ALL_TENSORS = "[o for o in OUT if isinstance(o, torch.Tensor)"
+_CRASHES = ("compile-crash", "runtime-crash", "error-parity", "hang", "segfault")
+
+
+@dataclass
+class _Ctx:
+    """What every check of one file shares: how a call is made, and how the helpers are called."""
+    spec: Spec
+    many: bool          # several calls: inputs(call), and the checks run in a loop
+    per_call: bool      # the helpers take ``call`` (a grad mode, seed or weights that change per call)
+    reseed: str         # the RNG reset before a call ("" when the program draws no random numbers)
+    wrap: str | None    # the contexts the forward runs under (grad mode, the caller's autocast)
+    writes: list        # the caller's writes after the forward (an output; an input before backward)
+    arg: str            # the argument of inputs() for the fp32 runs
+    a64: str            # ... for the fp64 run
+    pre: list = field(default_factory=list)  # per-call caller settings made before the call
+
+    @property
+    def plain(self) -> bool:
+        """A call is just ``f(*xs)``: no RNG reset, context or per-call setting around it."""
+        return not (self.reseed or self.wrap or self.pre)
+
+    def call(self, helper: str, f: str, a: str | None = None) -> str:
+        a = self.arg if a is None else a
+        return f"{helper}({f}, inputs({a}){', call' if self.per_call else ''})"
+
+    def helper(self, name: str, doc: str, fwd: list, post: list, pre: list = ()) -> list:
+        """``def name(f, xs[, call]):`` with the RNG reset, ``fwd`` under the call's contexts, then
+        ``post``."""
+        head = f"def {name}(f, xs{', call' if self.per_call else ''}):" + (f"  # {doc}" if doc else "")
+        out = [head] + ["    " + ln for ln in list(pre) + self.pre + self.reseed.splitlines()]
+        if self.wrap:
+            out += [f"    with {self.wrap}:"] + ["        " + ln for ln in fwd]
+        else:
+            out += ["    " + ln for ln in fwd]
+        return out + ["    " + ln for ln in post] + ["", ""]
+
+
+def _drop_unread_globals(src: str) -> tuple[str, list]:
+    """(the source without module-level ``G = None`` globals nothing reads, their names)."""
+    import ast
+    tree = ast.parse(src)
+    loads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    declared = {g for n in ast.walk(tree) if isinstance(n, ast.Global) for g in n.names}
+    dead = [n for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name) and n.targets[0].id not in loads | declared
+            and isinstance(n.value, ast.Constant) and n.value.value is None]
+    if not dead:
+        return src, []
+    lines = src.splitlines()
+    for n in sorted(dead, key=lambda n: -n.lineno):
+        del lines[n.lineno - 1:n.end_lineno]
+    return re.sub(r"\n{3,}", "\n\n\n", "\n".join(lines)).strip() + "\n", [n.targets[0].id for n in dead]
+
+
+def _leaves(src: str) -> str:
+    """The expression listing a call's outputs ``out``: the program returns a tuple or list, a
+    dict, or one tensor (the returns of ``fn`` and of ``Model.forward`` tell)."""
+    import ast
+    for f in ast.walk(ast.parse(src)):
+        if isinstance(f, ast.FunctionDef) and f.name in ("fn", "forward"):
+            for r in ast.walk(f):
+                if isinstance(r, ast.Return) and r.value is not None:
+                    if isinstance(r.value, (ast.Tuple, ast.List)):
+                        return "out"
+                    if isinstance(r.value, ast.Dict):
+                        return "out.values()"
+                    if not (isinstance(r.value, ast.Call) and "MODEL" in ast.unparse(r.value.func)):
+                        return "[out]"
+    return "out"
+
+
+def _weights_seed(ctx: _Ctx) -> str:
+    seed = ctx.spec.calls[0][1]
+    if ctx.per_call:
+        return "SEEDS[call] * 7919 + i"
+    return f"{seed * 7919} + i" if seed else "i"
+
+
+def _state_after(spec: Spec) -> list[str]:
+    """Expressions of what the campaign reads after a call besides the inputs: buffers, tensor
+    globals and the globals the program rebinds."""
+    out = [f"{p}.clone()" for p, _s, _d, kind in spec.state if kind.startswith("buffer") or kind == "global"]
+    rebound = {n for c in spec.calls for n in (c[2] if len(c) > 2 else {}).get("rebound", ())}
+    return out + sorted(rebound)
+
+
 def _render(spec: Spec) -> str:
-    if spec.symptom not in _SHORT_SYMPTOMS or (spec.state and spec.symptom in ("gradient", "mutation")):
-        raise _Unsupported(spec.symptom)  # parameter grads and buffers after the call: the long form
-    modes = {(c[2] if len(c) > 2 else {}).get("grad_mode", "grad") for c in spec.calls}
-    if len(modes) > 1:
-        raise _Unsupported("grad modes change between calls")
-    mode = modes.pop()
-    caller = _caller_actions(spec)
-    seeds = {c[1] for c in spec.calls}
     sym = spec.symptom
+    if sym not in SYMPTOMS_SHORT:
+        raise _Unsupported(sym)
+    extras = [c[2] if len(c) > 2 else {} for c in spec.calls]
+    modes = [e.get("grad_mode", "grad") for e in extras]
+    caller, per_caller = _caller_actions(spec)
+    seeds = [c[1] for c in spec.calls]
     gstate = _gstate(spec)
     values = sym in ("numeric", "gradient", "mutation") and not gstate
-    if mode != "grad" and sym == "gradient":
+    if sym == "gradient" and "grad" not in modes:
         raise _Unsupported("gradients under no_grad")
-    fn_src = prune(spec.fn_src)
+    fn_src = prune(spec.fn_src).replace("the runtime sets it before each call", "inputs() sets it before each call")
     names = [x[0] for x in spec.inputs]
     aliased = {names[x[4]["of"]] for x in spec.inputs if len(x) > 4 and x[4].get("kind") == "alias"}
     unused = [n for n in unused_params(fn_src) if n not in aliased and n in names]
     fn_src = _drop_params(fn_src, unused)
-    spec.skip = unused
+    fn_src, unread = _drop_unread_globals(fn_src)
+    spec.skip = unused + unread
+    leaves = _leaves(fn_src)
     random = bool(_RANDOM.search(fn_src))
-    if random and len(seeds) > 1:
-        raise _Unsupported("random ops reseeded per call")
-    seed = spec.calls[0][1]
-    inputs_lines, rg, fp64 = _inputs_fn(spec, values)
     many = len(spec.calls) > 1
+    per_mode = len(set(modes)) > 1
+    per_seed = random and len(set(seeds)) > 1
+    per_call = per_mode or per_seed or bool(per_caller) or (many and sym == "gradient")
+    inputs_lines, rg, fp64, salt = inputs_fn(spec, values)
+    if sym == "gradient" and not rg:
+        raise _Unsupported("no input requires grad")
+    reseed = ("torch.manual_seed(SEEDS[call])" if per_seed else f"torch.manual_seed({seeds[0]})") if random else ""
+    autocast = f"torch.autocast({spec.device.split(':')[0]!r}, dtype=torch.bfloat16" + \
+        (', enabled="autocast" in CALLER[call])' if per_caller else ")") if "autocast" in caller else ""
+
+    def when(action: str, lines: list) -> list:  # an action only some calls take
+        return lines if not per_caller else [f"if {action!r} in CALLER[call]:"] + ["    " + ln for ln in lines]
+    mode_ctx = "MODES[call]()" if per_mode else {"no_grad": "torch.no_grad()",
+                                                  "inference": "torch.inference_mode()"}.get(modes[0])
+    writes = []
+    if "mutate_output" in caller:
+        writes += when("mutate_output", [f"for o in {_ALL_TENSORS} and o.is_floating_point()][:1]:",
+                                         "    o.mul_(2)  # the caller writes the first float output"])
+    if "mutate_input" in caller:
+        writes += when("mutate_input", _caller_input_write(spec))
+    pre = []
+    if per_caller and "deterministic" in caller:
+        pre.append('torch.use_deterministic_algorithms("deterministic" in CALLER[call])')
+    if per_caller and "eval" in caller:
+        pre.append('MODEL.train("eval" not in CALLER[call])')
+    arg = "call" if many else ""
+    ctx = _Ctx(spec, many, per_call, reseed, ", ".join(filter(None, [mode_ctx, autocast])) or None, writes,
+               arg, ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""])), pre)
+
     safe_title = spec.title.replace("\\", "/").replace('"""', "'''")  # a docstring stays one
     head = [f'"""{safe_title}', "",
-            "Exit 1 while the bug shows, 0 once it is fixed." + (" Needs a CUDA device (exit 3 without)."
-                                                                  if spec.device != "cpu" else ""),
-            '"""']
-    head += ["import traceback", ""] if sym in ("compile-crash", "runtime-crash") else []
+            ("Exit 1 while the bug shows, 0 once it is fixed." if sym not in ("hang", "segfault") else
+             "Exit 1 while the bug shows (the call runs in a child process), 0 once it is fixed.")
+            + (" Needs a CUDA device (exit 3 without)." if spec.device != "cpu" else ""), '"""']
+    if sym in ("hang", "segfault"):
+        head += ["import subprocess", "import sys"]
+    if sym in ("compile-crash", "runtime-crash"):
+        head.append("import traceback")
+    if len(head) > 4:
+        head.append("")
     head.append("import torch")
+    if spec.config:
+        head.append("import torch._dynamo.config")
     if random:
         head.append("import torch._inductor.config")
     if values:
         head.append(SHORT_MARK)
+    if sym == "recompile":
+        head.append("from torch._dynamo.utils import counters")
     if spec.backend_import:
         head.append(spec.backend_import)
     head.append("")
@@ -430,151 +385,39 @@ def _render(spec: Spec) -> str:
                  "    raise SystemExit(3)"]
     if values and spec.device == "cpu":
         head.append("torch.set_num_threads(1)  # a parallel sum adds in another order")
+    for k, v in spec.config:
+        head.append(f"torch._dynamo.config.{k} = {v!r}")
     if random:
         head.append("torch._inductor.config.fallback_random = True  # eager's random numbers")
-    if "deterministic" in caller:
+    if "deterministic" in caller and not per_caller:
         head.append("torch.use_deterministic_algorithms(True)  # the caller's setting")
+    if sym == "recompile":
+        head.append("torch._logging.set_logs(recompiles=True)  # each recompile's reason goes to stderr")
     if head[-1] != "":
         head.append("")
-    body = ["", fn_src.strip(), "", ""] + inputs_lines + ["", ""]
-    reseed = f"torch.manual_seed({seed})\n" if random else ""
-    compiled = f"torch.compile(fn{_compile_args(spec)})"
-    tol = _tol(spec)
-    same_args = ", equal_nan=True" + (f", tol={tol:.3g}" if tol else "")
-    arg = "call" if many else ""
-    a64 = ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""]))
-    wrap = {"no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}.get(mode)
-    # the caller's autocast covers the forward call only, as in the campaign (backward runs after)
-    autocast = f"torch.autocast({spec.device.split(':')[0]!r}, dtype=torch.bfloat16)" if "autocast" in caller else ""
-    if gstate and caller:
-        raise _Unsupported("caller actions around a torch-globals check")
-    if autocast and sym not in ("compile-crash", "runtime-crash"):
-        # under autocast the fp64 run computes in bfloat16 too: only the campaign's oracle (bf16
-        # perturbation steps) judges those values, so the repro is the long form
-        raise _Unsupported("values under the caller's autocast")
-    fwd_wrap = ", ".join(filter(None, [wrap, autocast])) or None
-    writes = _caller_input_write(spec) if "mutate_input" in caller else []
-    check: list[str] = []
-    helpers: list[str] = []
-    if sym == "numeric" and not fp64:  # no float input: the fp64 run would be eager again
-        check = [f"ref, res = run(fn, inputs({arg})), run(compiled, inputs({arg}))",
-                 f"if not same(ref, res{same_args}):",
-                 '    print(f"BUG: call {call}: compiled output differs from eager")' if many else
-                 '    print("BUG: compiled output differs from eager")',
-                 "    raise SystemExit(1)"]
-        helpers = _run_helper(reseed, fwd_wrap, "f(*xs)")
-    elif sym == "numeric":
-        check = [f"ref, fp64, res = run(fn, inputs({arg})), run(fn, inputs({a64})), run(compiled, inputs({arg}))",
-                 f"if not same(ref, res, fp64_ref=fp64{same_args}):",
-                 '    print(f"BUG: call {call}: compiled output differs from eager beyond the fp64 reference\'s error")'
-                 if many else
-                 '    print("BUG: compiled output differs from eager beyond the fp64 reference\'s error")',
-                 "    raise SystemExit(1)"]
-        helpers = _run_helper(reseed, fwd_wrap, "f(*xs)")
-    elif gstate:
-        # the program changes a torch global (grad mode, deterministic algorithms, the default
-        # dtype): the state after each call is the check, reset to the starting state in between
-        helpers = ["def state():  # the torch globals a program can change",
-                   "    return (torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled(),",
-                   "            torch.is_deterministic_algorithms_warn_only_enabled(), torch.get_default_dtype())",
-                   "", "", "def reset(s):",
-                   "    torch.set_grad_enabled(s[0])",
-                   "    torch.use_deterministic_algorithms(s[1], warn_only=s[2])",
-                   "    torch.set_default_dtype(s[3])", "", ""]
-        call = "run({}, inputs(%s))" % arg if reseed or wrap else "{}(*inputs(%s))" % arg
-        check = ["start = state()", call.format("fn"), "ref = state()", "reset(start)",
-                 call.format("compiled"), "res = state()", "reset(start)",
-                 "if ref != res:",
-                 '    print(f"BUG: torch globals after the call (grad, deterministic, warn_only, '
-                 'default dtype): eager {ref}, compiled {res}")',
-                 "    raise SystemExit(1)"]
-        if reseed or wrap:
-            helpers += _run_helper(reseed, wrap, "f(*xs)")
-    elif sym == "mutation":
-        check = [f"xs, x64, ys = inputs({arg}), inputs({a64}), inputs({arg})",
-                 "run(fn, xs), run(fn, x64), run(compiled, ys)",
-                 f"if not same(xs, ys, fp64_ref=x64{same_args}):",
-                 '    print("BUG: an input holds other values after the compiled call than after eager")',
-                 "    raise SystemExit(1)"]
-        helpers = _run_helper(reseed, fwd_wrap, "f(*xs)")
-    elif sym == "gradient":
-        if not rg:
-            raise _Unsupported("no input requires grad")
-        helpers = ["def grads(f, xs):  # backward of sum(out * w) with fixed weights k/64"]
-        helpers += ["    " + ln for ln in reseed.splitlines()]
-        fwd = ["out = f(*xs)"] if not autocast else [f"with {autocast}:", "    out = f(*xs)"]
-        helpers += ["    " + ln for ln in fwd + writes]
-        helpers += ["    outs = [o for o in out if isinstance(o, torch.Tensor) and o.requires_grad]",
-                    "    ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
-                    f"{str(seed * 7919) + ' + ' if seed else ''}i)) / 64).to(o.dtype) for i, o in enumerate(outs)]",
-                    "    torch.autograd.backward(outs, grad_tensors=ws)",
-                    "    return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]", "", ""]
-        if many:
-            raise _Unsupported("gradients over several calls")
-        check = ["ref, fp64, res = grads(fn, inputs()), grads(fn, inputs(" + a64 + ")), grads(compiled, inputs())",
-                 "# a grad eager leaves None and compiled gives as zeros is a known, accepted difference",
-                 "res = [None if e is None and r is not None and not r.ne(0).any() else r for e, r in zip(ref, res)]",
-                 f"if not same(ref, res, fp64_ref=fp64{same_args}):",
-                 '    print("BUG: compiled gradients differ from eager beyond the fp64 reference\'s error")',
-                 "    raise SystemExit(1)"]
-    elif sym == "aliasing":
-        if wrap or autocast:
-            raise _Unsupported("aliasing under a grad mode or autocast")
-        if spec.signature.startswith("alias meta"):
-            # what autograd believes of each output: an output sharing an input's storage that is
-            # no view lets an in-place write reach the input behind autograd's back
-            helpers, check = _alias_check(
-                "meta", "per output: requires_grad, is_leaf, and if it shares an input's storage, is it a view",
-                ["    ptrs = {x.untyped_storage().data_ptr() for x in xs if isinstance(x, torch.Tensor)}",
-                 "    return [(o.requires_grad, o.is_leaf, o._is_view() if o.untyped_storage().data_ptr() in ptrs else None)",
-                 "            for o in f(*xs) if isinstance(o, torch.Tensor)]"],
-                "outputs (requires_grad, is_leaf, is a view of an input)", reseed, arg)
-        else:
-            helpers, check = _alias_check(
-                "shared", "for each output, which inputs it shares storage with",
-                ["    ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731",
-                 "    return [[ptr(o) == ptr(x) for x in xs if isinstance(x, torch.Tensor)]",
-                 "            for o in f(*xs) if isinstance(o, torch.Tensor)]"],
-                "outputs share storage with inputs", reseed, arg)
-    else:  # a crash: eager runs the whole call (backward too), compiled raises
-        helpers = ["def run(f, xs):"]
-        fwd = ["out = f(*xs)"] if not autocast else [f"with {autocast}:", "    out = f(*xs)"]
-        body_lines = [ln for ln in reseed.splitlines()] + fwd
-        if rg and mode == "grad":
-            body_lines += writes
-            body_lines += ["outs = [o for o in out if isinstance(o, torch.Tensor) and o.requires_grad]",
-                           "torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"]
-        if wrap:
-            helpers.append(f"    with {wrap}:")
-            helpers += ["        " + ln for ln in body_lines]
-        else:
-            helpers += ["    " + ln for ln in body_lines]
-        helpers += ["", ""]
-        check = [f"run(fn, inputs({arg}))  # eager is fine", "try:", f"    run(compiled, inputs({arg}))",
-                 "except Exception as e:", "    traceback.print_exc()",
-                 '    why = [ln for ln in str(e).splitlines() if ln.strip() and not ln.endswith(" raised:")] + [""]',
-                 '    print(f"BUG: call {call}: compiled call raised {type(e).__name__}: {why[0][:200]}")' if many else
-                 '    print(f"BUG: compiled call raised {type(e).__name__}: {why[0][:200]}")',
-                 "    raise SystemExit(1)"]
-    if sym == "numeric" and spec.signature == "output zero sign":
-        # same() compares neither the sign of a zero nor, through it, which infinity 1/x gives
-        check += ["for a, b in zip(ref, res):  # same() ignores the sign of zeros and infinities",
-                  "    m = (a == 0) | a.isinf() if a.is_floating_point() else a != a",
-                  "    bad = torch.signbit(a[m]) != torch.signbit(b[m])",
-                  "    if bad.any():",
-                  '        print(f"BUG: compiled gives {b[m][bad][0]} where eager gives {a[m][bad][0]}")',
-                  "        raise SystemExit(1)"]
-    if helpers in (["def run(f, xs):", "    return f(*xs)", "", ""], ["def run(f, xs):", "    out = f(*xs)", "", ""]):
-        # nothing to say: call directly
-        helpers = []
-        check = [re.sub(r"\brun\((\w+), (inputs\([^)]*\)|\w+)\)", r"\1(*\2)", ln) for ln in check]
-    main = [f"compiled = {compiled}"]
-    if many:
+    tables = []
+    if per_mode:
+        tables.append(f"MODES = ({', '.join(_MODE_CTX[m] for m in modes)},)  # the grad mode of each call")
+    if per_caller:
+        tables.append(f"CALLER = {tuple(per_caller)!r}  # what the caller does around each call")
+    if per_seed or (per_call and sym == "gradient"):
+        tables.append(f"SEEDS = {tuple(seeds)!r}  # the seed of each call: random numbers, backward weights")
+    body = ["", fn_src.strip(), "", ""] + (SALT_HELPER if salt else []) + inputs_lines + ["", ""]
+    if tables:
+        body = tables + [""] + body
+    helpers, check, main_extra = _check(ctx, sym, gstate, values, fp64, rg, autocast)
+    if "eval" in caller and not per_caller:
+        main_extra = ["MODEL.eval()  # the caller's mode"] + main_extra
+    main = main_extra + [f"compiled = torch.compile(fn{_compile_args(spec)})"]
+    if sym == "recompile":
+        main += check
+    elif many:
         main.append(f"for call in range({len(spec.calls)}):  # the sizes change between calls")
         main += ["    " + ln for ln in check]
     else:
         main += check
     tail = ['print("OK: compiled matches eager")']
+    helpers = [ln.replace(" in OUT ", f" in {leaves} ") for ln in helpers]
     text = "\n".join(head + body + helpers + main + tail) + "\n"
     text = re.sub(r"\n{4,}", "\n\n\n", text)
     if spec.footer:
@@ -583,25 +426,163 @@ def _render(spec: Spec) -> str:
     return text
 
 
-def _alias_check(name: str, doc: str, body: list[str], what: str, reseed: str, arg: str):
-    """(helper lines, check lines) comparing ``name(f, xs)`` between eager and compiled."""
-    helpers = [f"def {name}(f, xs):  # {doc}"] + ["    " + ln for ln in reseed.splitlines()] + body + ["", ""]
-    check = [f"ref, res = {name}(fn, inputs({arg})), {name}(compiled, inputs({arg}))",
-             "if ref != res:",
-             f'    print(f"BUG: {what}: {{res}} compiled, {{ref}} in eager")',
+def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list, autocast: str):
+    """(helper lines, check lines of one call, lines before ``compiled = ...``) for the symptom."""
+    spec, arg, a64 = ctx.spec, ctx.arg, ctx.a64
+    tol = _tol(spec)
+    same_args = ", equal_nan=True" + (f", tol={tol:.3g}" if tol else "")
+    call_word = "call {call}: " if ctx.many else ""
+    bug = (lambda msg: f'    print(f"BUG: {call_word}{msg}")') if ctx.many else (lambda msg: f'    print(f"BUG: {msg}")')
+    if sym == "numeric":
+        helpers = ctx.helper("run", "", ["out = f(*xs)"], ["return out"]) \
+            if not ctx.plain else []
+        run = (lambda f, a=None: ctx.call("run", f, a)) if helpers else \
+            (lambda f, a=None: f"{f}(*inputs({arg if a is None else a}))")
+        if fp64:
+            check = [f"ref, fp64, res = {run('fn')}, {run('fn', a64)}, {run('compiled')}",
+                     f"if not same(ref, res, fp64_ref=fp64{same_args}):",
+                     bug("compiled output differs from eager beyond the fp64 reference's error"),
+                     "    raise SystemExit(1)"]
+        else:  # no float input: the fp64 run would be eager again
+            check = [f"ref, res = {run('fn')}, {run('compiled')}", f"if not same(ref, res{same_args}):",
+                     bug("compiled output differs from eager"), "    raise SystemExit(1)"]
+        if spec.signature == "output zero sign":
+            # same() compares neither the sign of a zero nor, through it, which infinity 1/x gives
+            check += ["for a, b in zip(ref, res):  # same() ignores the sign of zeros and infinities",
+                      "    m = (a == 0) | a.isinf() if a.is_floating_point() else a != a",
+                      "    bad = torch.signbit(a[m]) != torch.signbit(b[m])",
+                      "    if bad.any():",
+                      '        print(f"BUG: compiled gives {b[m][bad][0]} where eager gives {a[m][bad][0]}")',
+                      "        raise SystemExit(1)"]
+        return helpers, check, []
+    if gstate:
+        # the program changes a torch global (grad mode, deterministic algorithms, the default
+        # dtype): the state after the call is the check, reset to the starting state after it
+        helpers = ["def state():  # the torch globals a program can change",
+                   "    return (torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled(),",
+                   "            torch.is_deterministic_algorithms_warn_only_enabled(), torch.get_default_dtype())",
+                   "", ""]
+        helpers += ctx.helper("after", "torch's globals after a call, then reset to how they were",
+                              ["f(*xs)", "s = state()"],
+                              ["torch.set_grad_enabled(start[0])",
+                               "torch.use_deterministic_algorithms(start[1], warn_only=start[2])",
+                               "torch.set_default_dtype(start[3])", "return s"], pre=["start = state()"])
+        check = [f"ref, res = {ctx.call('after', 'fn')}, {ctx.call('after', 'compiled')}",
+                 "if ref != res:",
+                 bug("torch globals after the call (grad, deterministic, warn_only, default dtype): "
+                     "eager {ref}, compiled {res}"), "    raise SystemExit(1)"]
+        return helpers, check, []
+    if sym == "mutation":
+        after = ["xs"] + ([f"[{', '.join(_state_after(spec))}]"] if _state_after(spec) else [])
+        what = "an input" + (" or buffer" if spec.state else "")
+        helpers = ctx.helper("run", "the inputs" + (", buffers and globals" if len(after) > 1 else "")
+                             + " after the call", (["out = f(*xs)"] if ctx.writes else ["f(*xs)"]) + ctx.writes,
+                             [f"return {' + '.join(after)}"])
+        if fp64:
+            check = [f"ref, fp64, res = {ctx.call('run', 'fn')}, {ctx.call('run', 'fn', a64)}, {ctx.call('run', 'compiled')}",
+                     f"if not same(ref, res, fp64_ref=fp64{same_args}):"]
+        else:
+            check = [f"ref, res = {ctx.call('run', 'fn')}, {ctx.call('run', 'compiled')}",
+                     f"if not same(ref, res{same_args}):"]
+        check += [bug(f"{what} holds other values after the compiled call than after eager"),
+                  "    raise SystemExit(1)"]
+        return helpers, check, []
+    if sym == "gradient":
+        helpers = ctx.helper("grads", "backward of sum(out * w) with fixed weights k/64", ["out = f(*xs)"],
+                             ctx.writes + [
+                                 f"outs = {_ALL_TENSORS} and o.requires_grad]",
+                                 "ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
+                                 f"{_weights_seed(ctx)})) / 64).to(o.dtype) for i, o in enumerate(outs)]",
+                                 "torch.autograd.backward(outs, grad_tensors=ws)",
+                                 "return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]"])
+        check = [f"ref, fp64, res = {ctx.call('grads', 'fn')}, {ctx.call('grads', 'fn', a64)}, "
+                 f"{ctx.call('grads', 'compiled')}",
+                 "# a grad eager leaves None and compiled gives as zeros is a known, accepted difference",
+                 "res = [None if e is None and r is not None and not r.ne(0).any() else r for e, r in zip(ref, res)]",
+                 f"if not same(ref, res, fp64_ref=fp64{same_args}):",
+                 bug("compiled gradients differ from eager beyond the fp64 reference's error"),
+                 "    raise SystemExit(1)"]
+        return helpers, check, []
+    if sym == "aliasing":
+        if spec.signature.startswith("alias meta"):
+            # what autograd believes of each output: an output sharing an input's storage that is
+            # no view lets an in-place write reach the input behind autograd's back
+            name, doc, what = ("meta", "per output: requires_grad, is_leaf, and if it shares an input's "
+                               "storage, is it a view", "outputs (requires_grad, is_leaf, is a view of an input)")
+            post = ["ptrs = {x.untyped_storage().data_ptr() for x in xs if isinstance(x, torch.Tensor)}",
+                    "return [(o.requires_grad, o.is_leaf, o._is_view() if o.untyped_storage().data_ptr() in ptrs "
+                    "else None)", "        for o in OUT if isinstance(o, torch.Tensor)]"]
+        else:
+            name, doc, what = ("shared", "for each output, which inputs it shares storage with",
+                               "outputs share storage with inputs")
+            post = ["ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731",
+                    "return [[ptr(o) == ptr(x) for x in xs if isinstance(x, torch.Tensor)]",
+                    "        for o in OUT if isinstance(o, torch.Tensor)]"]
+        helpers = ctx.helper(name, doc, ["out = f(*xs)"], post)
+        check = [f"ref, res = {ctx.call(name, 'fn')}, {ctx.call(name, 'compiled')}", "if ref != res:",
+                 bug(what + ": {res} compiled, {ref} in eager"), "    raise SystemExit(1)"]
+        return helpers, check, []
+    if sym == "recompile":
+        helpers = ctx.helper("run", "", ["return f(*xs)"], []) if not ctx.plain else []
+        run = (lambda: ctx.call("run", "compiled")) if helpers else (lambda: f"compiled(*inputs({arg}))")
+        n = len(spec.calls)
+        bound = spec.max_events if spec.max_events is not None else n
+        check = ["compiles = 0  # calls that compiled a new graph",
+                 f"for call in range({n}):" + ("  # the sizes change between calls" if ctx.many else ""),
+                 '    before = counters["stats"]["unique_graphs"]', f"    {run()}",
+                 '    compiles += counters["stats"]["unique_graphs"] > before']
+        if spec.signature.startswith("recompile: replay"):
+            check += ['before = counters["stats"]["unique_graphs"]',
+                      f"for call in range({n}):  # the same calls again: each has been compiled for already",
+                      f"    {run()}", 'if counters["stats"]["unique_graphs"] > before:',
+                      '    print(f"BUG: replaying calls it has already seen compiled '
+                      '{counters[\'stats\'][\'unique_graphs\'] - before} new graph(s)")', "    raise SystemExit(1)"]
+        else:
+            check += [f"if compiles > {bound}:",
+                      f'    print(f"BUG: {{compiles}} of {n} calls compiled a new graph; their sizes and '
+                      f'dtypes need at most {bound}")', "    raise SystemExit(1)"]
+        return helpers, check, []
+    # a crash, an error only eager raises, a hang or a segfault: eager runs the whole call
+    # (backward too), compiled raises, returns where eager raised, hangs or kills the process
+    post = list(ctx.writes)
+    if rg:
+        post += [f"outs = {_ALL_TENSORS} and o.requires_grad]",
+                 "torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"]
+    helpers = ctx.helper("run", "", ["out = f(*xs)"], post)
+    if not post and ctx.plain:
+        helpers = []
+    run = (lambda f: ctx.call("run", f)) if helpers else (lambda f: f"{f}(*inputs({arg}))")
+    if sym == "error-parity":
+        inner = "run(f, *args)" if helpers else "f(*args[0])"
+        helpers += ["def error(f, *args):  # what a call raises (forward or backward), else None",
+                    "    try:", f"        {inner}",
+                    "    except Exception as e:",
+                    '        return f"{type(e).__name__}: {(str(e).strip().splitlines() or [\'\'])[0][:200]}"',
+                    "    return None", "", ""]
+        ecall = (lambda f: f"error({f}, inputs({arg}){', call' if ctx.per_call else ''})")
+        check = [f"ref, res = {ecall('fn')}, {ecall('compiled')}", "if ref and not res:",
+                 bug("eager raises {ref}; the compiled call returns"), "    raise SystemExit(1)"]
+        return helpers, check, []
+    if sym in ("hang", "segfault"):
+        parent = ['if sys.argv[1:] != ["--child"]:  # the calls run in a child process, which the bug kills or hangs',
+                  "    try:",
+                  '        child = subprocess.run([sys.executable, "-X", "faulthandler", __file__, "--child"], '
+                  f"timeout={spec.hang_s})",
+                  "    except subprocess.TimeoutExpired:",
+                  f'        print("BUG: the compiled call did not return within {spec.hang_s} s")',
+                  "        raise SystemExit(1)",
+                  "    if child.returncode < 0:",
+                  '        print(f"BUG: the compiled call killed the process (signal {-child.returncode})")',
+                  "        raise SystemExit(1)",
+                  "    raise SystemExit(child.returncode)", ""]
+        check = [f"{run('fn')}  # eager is fine", run("compiled")]
+        return helpers, check, parent
+    check = [f"{run('fn')}  # eager is fine", "try:", f"    {run('compiled')}",
+             "except Exception as e:", "    traceback.print_exc()",
+             '    why = [ln for ln in str(e).splitlines() if ln.strip() and not ln.endswith(" raised:")] + [""]',
+             bug("compiled call raised {type(e).__name__}: {why[0][:200]}"),
              "    raise SystemExit(1)"]
-    return helpers, check
-
-
-def _run_helper(reseed: str, wrap: str | None, call: str) -> list[str]:
-    if not reseed and not wrap:
-        return ["def run(f, xs):", f"    return {call}", "", ""]
-    out = ["def run(f, xs):"] + ["    " + ln for ln in reseed.splitlines()]
-    if wrap:
-        out += [f"    with {wrap}:", f"        return {call}"]
-    else:
-        out.append(f"    return {call}")
-    return out + ["", ""]
+    return helpers, check, []
 
 
 def is_short(text: str) -> bool:

@@ -93,13 +93,14 @@ def test_short_inputs_rebuild_the_campaigns_tensors(layout):
     """Every layout through its real expression, bitwise the campaign's tensor (values and strides),
     large ones as a seeded expression, small ones as literals; an alias is a view of its base."""
     from fuzzcomp.runtime import make_input
-    from fuzzcomp.shortrepro import Spec, _input_lines
+    from fuzzcomp.shortinputs import input_lines
+    from fuzzcomp.shortrepro import Spec
     for shape in ((2, 2, 2, 2), (4, 5, 3, 2)):
         specs = [("x0", shape, "float32", layout), ("x1", shape, "int32", layout),
                  ("x2", shape, "bfloat16", "contiguous", {"kind": "alias", "of": 0, "view": "same"})]
         spec = Spec(fn_src="def fn(x0, x1, x2):\n    return (x0,)\n", inputs=specs, calls=[((), 7)], symbols=(),
                     symptom="compile-crash", title="t")
-        lines, _ = _input_lines(spec, ((), 7))
+        lines = input_lines(spec, ((), 7), False).lines
         env = {"torch": torch}
         exec("\n".join(lines), env)  # noqa: S102 - our own rendering
         for i, (name, _, dtype, lay) in enumerate(specs[:2]):

@@ -1,0 +1,207 @@
+"""The short repro form for every symptom and call shape: each file shows a planted fault and
+stays silent on a correct backend, in a fresh interpreter.
+
+Each test renders a case with a planted ``torch.compile`` backend and runs the file (exit 1 with
+its BUG line), then renders the same case with a correct backend and runs it (exit 0). The
+cases are the shapes the long form used to be needed for: recompiles, error parity, a killed
+process, a hang, scalar globals, module buffers, grad modes and caller actions that change
+between calls, special values and zero-size inputs.
+"""
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+
+import torch
+
+from fuzzcomp.generators import generate
+from fuzzcomp.generators.ir import Assign, Call, Global, Input, Program, Ref, TensorType
+from fuzzcomp.repro import render_repro, short_spec
+from fuzzcomp.shortinputs import input_lines
+from fuzzcomp.shortrepro import Spec, is_short, render_short, short_or_reason
+from fuzzcomp.triage import BucketKey
+
+F32 = TensorType(("s0",), "float32")
+
+
+def _case(template, calls, inputs=None, out=F32):
+    prog = Program(inputs or (Input("x0", F32),), (Assign("v0", "torch.op", template, (Ref("x0"),), out),),
+                   ("v0",), ("s0",))
+    return dataclasses.replace(generate(0), program=prog, calls=tuple(calls))
+
+
+def _run(path, text, env=None, timeout=600):
+    path.write_text(text)
+    p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout, env=env)
+    lines = p.stdout.strip().splitlines()
+    return p.returncode, (lines or [""])[-1], p.stdout + p.stderr
+
+
+def _both_ways(tmp_path, case, key, planted, want_bug, env=None, check=None):
+    for backend, want in ((planted, 1), ("eager", 0)):
+        text = render_repro(case.with_compile(backend=backend), key, "detail")
+        assert is_short(text), text
+        if check:
+            check(text)
+        rc, last, out = _run(tmp_path / f"{backend.split(':')[-1]}.py", text, env)
+        assert rc == want, out
+        if want:
+            assert last.startswith("BUG: " + want_bug), out
+        else:
+            assert last.startswith("OK"), out
+
+
+def test_recompile_replay_is_a_compile_counter(tmp_path):
+    """A backend that drops Dynamo's caches after every run: replaying the calls compiles again."""
+    case = _case("torch.sin({0})", [Call((3,), 0), Call((5,), 1)])
+    key = BucketKey("recompile", "capture", "recompile: replay compiled again: size mismatch")
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:forget_graphs", "replaying calls it has already seen compiled",
+               check=lambda t: 'counters["stats"]["unique_graphs"]' in t and "same(" not in t)
+
+
+def test_recompile_count_against_the_schedule(tmp_path):
+    """Three calls of one size may compile once; the planted backend compiles every call."""
+    case = _case("torch.sin({0})", [Call((3,), 0), Call((3,), 1), Call((3,), 2)])
+    key = BucketKey("recompile", "capture", "recompile: more compiles than predicted")
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:forget_graphs", "3 of 3 calls compiled a new graph")
+
+
+_SWALLOW = '''
+import torch
+
+
+def swallow_errors(gm, example_inputs):
+    """Planted: an error inside the compiled graph is swallowed and zeros come back."""
+    n = len(next(node for node in gm.graph.nodes if node.op == "output").args[0])
+
+    def run(*args):
+        try:
+            return gm(*args)
+        except Exception:
+            return tuple(torch.zeros(1) for _ in range(n))
+    return run
+'''
+
+
+def test_error_parity_says_what_eager_raises(tmp_path):
+    (tmp_path / "swallow.py").write_text(_SWALLOW)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    case = _case("torch.index_select({0}, 0, torch.tensor([7]))", [Call((3,), 0)])
+    key = BucketKey("error-parity", "unknown", "IndexError: index out of range in self")
+    _both_ways(tmp_path, case, key, "swallow:swallow_errors", "eager raises IndexError: index out of range", env)
+
+
+def test_a_killed_process_is_caught_in_a_child(tmp_path):
+    """The planted backend aborts the process while compiling, as a segfaulting codegen would."""
+    case = _case("torch.sin({0})", [Call((3,), 0)])
+    key = BucketKey("segfault", "backend", "signal")
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:abort", "the compiled call killed the process (signal 6)",
+               check=lambda t: '"--child"' in t)
+
+
+def test_a_hang_is_caught_in_a_child_with_a_timeout(tmp_path):
+    case = _case("torch.sin({0})", [Call((3,), 0)]).with_compile(backend="fuzzcomp.planted:hang_at_run")
+    spec = short_spec(case, BucketKey("hang", "backend", "hang"), "detail")
+    spec.hang_s = 20
+    rc, last, out = _run(tmp_path / "hang.py", render_short(spec))
+    assert rc == 1 and last == "BUG: the compiled call did not return within 20 s", out
+    spec = short_spec(case.with_compile(backend="eager"), BucketKey("hang", "backend", "hang"), "detail")
+    spec.hang_s = 20
+    rc, last, out = _run(tmp_path / "eager.py", render_short(spec))
+    assert rc == 0 and last.startswith("OK"), out
+
+
+def test_scalar_globals_that_change_between_calls(tmp_path):
+    """The program reads a scalar global whose value changes between calls: inputs() sets it
+    before each call, and a planted 0.1% error in the multiply shows on the first call."""
+    prog = Program((Input("x0", F32),), (Assign("v0", "torch.mul", "torch.mul({0}, G0)", (Ref("x0"),), F32),),
+                   ("v0",), ("s0",), globals=(Global("G0", "float"),))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0, globals=(("G0", 2.0),)),
+                                                                 Call((3,), 1, globals=(("G0", -3.0),))))
+    key = BucketKey("numeric", "inductor", "output values")
+
+    def check(text):
+        assert "global G0" in text and "G0 = 2.0" in text and "G0 = -3.0" in text, text
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:perturb_mul", "call 0: compiled output differs", check=check)
+
+
+def test_grad_modes_and_caller_actions_that_change_between_calls(tmp_path):
+    """Call 0 under autocast with grad, call 1 under no_grad with deterministic algorithms: the
+    short file keeps a table of each; a planted backend that ignores the caller's autocast shows
+    (its matmul returns float32 where eager's is bfloat16)."""
+    x = (Input("x0", TensorType(("s0", "s0"), "float32"), requires_grad=True),)
+    case = _case("torch.matmul({0}, {0})", [Call((3,), 0, caller=("autocast",)),
+                                            Call((4,), 1, grad_mode="no_grad", caller=("deterministic",))], x,
+                 out=TensorType(("s0", "s0"), "float32"))
+    key = BucketKey("numeric", "inductor", "output values")
+
+    def check(text):
+        assert "MODES = (torch.enable_grad, torch.no_grad,)" in text, text
+        assert "CALLER = (('autocast',), ('deterministic',))" in text, text
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:ignore_caller_autocast", "call 0: compiled output differs",
+               check=check)
+
+
+def test_module_buffer_mutation_and_state(tmp_path):
+    """A model whose forward updates a running buffer: the planted backend runs the graph on
+    copies, so the buffer update is lost; the short file loads the buffer before each call and
+    compares it after."""
+    src = generate(51)  # its forward does self.buf0.neg_(): a generated program, two calls
+    spec = short_spec(src, BucketKey("mutation", "inductor", "x"), "x")
+    assert "self.buf0.neg_()" in spec.fn_src and any(k == "buffer" for _p, _s, _d, k in spec.state)
+    (tmp_path / "copies.py").write_text(textwrap.dedent('''
+        import torch
+
+
+        def on_copies(gm, example_inputs):
+            """Planted: the graph runs on copies of its tensor inputs: in-place updates are lost."""
+            def run(*args):
+                return gm(*[a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args])
+            return run
+        '''))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    key = BucketKey("mutation", "inductor", "buffer values")
+    _both_ways(tmp_path, src, key, "copies:on_copies", "", env,
+               check=lambda t: "MODEL." in t.split("def inputs(")[1] and ".clone()]" in t)
+
+
+def test_special_values_zero_size_and_offset_alias_rebuild_bitwise():
+    """Special values in a tensor of more than 16 elements go through the salt helper; a
+    zero-size input keeps its shape; an offset alias is ``base[1:]``. Each rebuilds bitwise."""
+    from fuzzcomp.runtime import make_inputs
+    from fuzzcomp.shortinputs import SALT_HELPER
+    specs = [("x0", (5, 4), "float32", "transposed", {"special": True}), ("x1", (0, 3), "float32", "contiguous"),
+             ("x2", (3,), "float16", "contiguous", {"special": True}),
+             ("x3", (5, 4), "float32", "contiguous", {"kind": "alias", "of": 0, "view": "offset"})]
+    spec = Spec(fn_src="def fn(x0, x1, x2, x3):\n    return (x0,)\n", inputs=specs, calls=[((), 11)], symbols=(),
+                symptom="numeric", title="t")
+    built = input_lines(spec, ((), 11), False)
+    assert built.salt
+    env = {"torch": torch}
+    exec("\n".join(SALT_HELPER + built.lines), env)  # noqa: S102 - our own rendering
+    want = make_inputs([s for s in specs], {}, 11)
+    for name, w in zip(("x0", "x1", "x2", "x3"), want):
+        got = env[name]
+        assert got.shape == w.shape and got.stride() == w.stride(), name
+        assert torch.equal(got.isnan(), w.isnan()) and torch.equal(got.nan_to_num(), w.nan_to_num()), name
+        assert torch.equal(got.signbit(), w.signbit()), name
+    assert env["x0"].isnan().any() or env["x0"].isinf().any()
+
+
+def test_dynamo_config_of_the_case_is_set():
+    case = _case("torch.sin({0})", [Call((3,), 0)])
+    case = dataclasses.replace(case, compile=dataclasses.replace(case.compile, config=(("capture_scalar_outputs", True),)))
+    text = render_repro(case, BucketKey("compile-crash", "inductor", "x"), "detail")
+    assert is_short(text) and "torch._dynamo.config.capture_scalar_outputs = True" in text, text
+
+
+def test_single_and_dict_outputs_reach_backward(tmp_path):
+    """A program returning one tensor or a dict: backward reaches its outputs (iterating the
+    tensor itself would run backward over its rows), so a planted wrong gradient shows."""
+    x = (Input("x0", F32, requires_grad=True),)
+    key = BucketKey("gradient", "autograd", "input values")
+    for kind in ("single", "dict"):
+        case = _case("torch.mul({0}, 3)", [Call((4,), 0)], x)
+        case = dataclasses.replace(case, program=dataclasses.replace(case.program, out_kind=kind))
+        _both_ways(tmp_path, case, key, "fuzzcomp.planted:wrong_gradient", "compiled gradients differ")

@@ -313,6 +313,10 @@ def _render(spec: Spec) -> str:
     extras = [c[2] if len(c) > 2 else {} for c in spec.calls]
     modes = [e.get("grad_mode", "grad") for e in extras]
     caller, per_caller = _caller_actions(spec)
+    if "MODEL" not in spec.fn_src:  # eval mode is the model's: a program without one ignores it
+        caller.discard("eval")
+        per_caller = [tuple(a for a in acts if a != "eval") for acts in per_caller] if per_caller else None
+        per_caller = per_caller if per_caller and len(set(per_caller)) > 1 else None
     seeds = [c[1] for c in spec.calls]
     gstate = _gstate(spec)
     values = sym in ("numeric", "gradient", "mutation") and not gstate
@@ -492,7 +496,7 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list
                              ctx.writes + [
                                  f"outs = {_ALL_TENSORS} and o.requires_grad]",
                                  "ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
-                                 f"{_weights_seed(ctx)})) / 64).to(o.dtype) for i, o in enumerate(outs)]",
+                                 f"{_weights_seed(ctx)})) / 64).to(o) for i, o in enumerate(outs)]",
                                  "torch.autograd.backward(outs, grad_tensors=ws)",
                                  "return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]"])
         check = [f"ref, fp64, res = {ctx.call('grads', 'fn')}, {ctx.call('grads', 'fn', a64)}, "

@@ -159,7 +159,7 @@ def test_guided_campaign_logs_origins_and_resumes_its_pool(tmp_path, cli):
     out = tmp_path / "c"
     r = cli("run", "--cases", "4", "--jobs", "1", "--backend", "aot_eager", "--feedback", "on",
             "--no-minimize", "--quiet", "--out", out)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode in (0, 1), r.stderr
     cases = [json.loads(x) for x in (out / "events.jsonl").read_text().splitlines()
              if '"event": "case"' in x]
     assert all("origin" in e for e in cases) and any(e.get("signals") for e in cases)
@@ -167,7 +167,7 @@ def test_guided_campaign_logs_origins_and_resumes_its_pool(tmp_path, cli):
     pool = json.loads((out / POOL_FILE).read_text())["pool"]
     r = cli("run", "--cases", "7", "--jobs", "1", "--backend", "aot_eager", "--feedback", "on",
             "--no-minimize", "--quiet", "--resume", out)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode in (0, 1), r.stderr  # 1: aot_eager met a real bug (findings exist)
     after = json.loads((out / POOL_FILE).read_text())["pool"]
     assert [e["index"] for e in after[:len(pool)]] == [e["index"] for e in pool]
     assert "compiler signals" in cli("report", out).stdout

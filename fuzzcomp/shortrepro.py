@@ -276,19 +276,42 @@ def _drop_unread_globals(src: str) -> tuple[str, list]:
 
 def _leaves(src: str) -> str:
     """The expression listing a call's outputs ``out``: the program returns a tuple or list, a
-    dict, or one tensor (the returns of ``fn`` and of ``Model.forward`` tell)."""
+    dict, or one tensor (``Model.forward``'s returns tell where ``fn`` calls the model, else
+    ``fn``'s own)."""
     import ast
-    for f in ast.walk(ast.parse(src)):
-        if isinstance(f, ast.FunctionDef) and f.name in ("fn", "forward"):
-            for r in ast.walk(f):
-                if isinstance(r, ast.Return) and r.value is not None:
-                    if isinstance(r.value, (ast.Tuple, ast.List)):
-                        return "out"
-                    if isinstance(r.value, ast.Dict):
-                        return "out.values()"
-                    if not (isinstance(r.value, ast.Call) and "MODEL" in ast.unparse(r.value.func)):
-                        return "[out]"
+    tree = ast.parse(src)
+    model = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "Model"
+             for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "forward"]
+    top = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "fn"]
+    for f in model + top:
+        for r in ast.walk(f):
+            if isinstance(r, ast.Return) and r.value is not None:
+                if isinstance(r.value, (ast.Tuple, ast.List)):
+                    return "out"
+                if isinstance(r.value, ast.Dict):
+                    return "out.values()"
+                if not (isinstance(r.value, ast.Call) and "MODEL" in ast.unparse(r.value.func)):
+                    return "[out]"
     return "out"
+
+
+_REGISTER = re.compile(r"^\s*(?:self\.(\w+) = torch\.nn\.Parameter\(|self\.register_buffer\('(\w+)')")
+
+
+def _drop_unused_state(src: str) -> tuple[str, set]:
+    """(the source without parameters and buffers nothing reads, their attribute names): the
+    minimiser removes the statements that read them but not their registration."""
+    lines = src.splitlines()
+    dead = set()
+    for ln in lines:
+        m = _REGISTER.match(ln)
+        name = m and (m.group(1) or m.group(2))
+        if name and len(re.findall(rf"\bself\.{name}\b", src)) == (1 if m.group(1) else 0):
+            dead.add(name)
+    if not dead:
+        return src, dead
+    kept = [ln for ln in lines if not ((m := _REGISTER.match(ln)) and (m.group(1) or m.group(2)) in dead)]
+    return "\n".join(kept) + "\n", dead
 
 
 def _weights_seed(ctx: _Ctx) -> str:
@@ -328,6 +351,8 @@ def _render(spec: Spec) -> str:
     unused = [n for n in unused_params(fn_src) if n not in aliased and n in names]
     fn_src = _drop_params(fn_src, unused)
     fn_src, unread = _drop_unread_globals(fn_src)
+    fn_src, dead_state = _drop_unused_state(fn_src)
+    unread += [p for p, _s, _d, _k in spec.state if p.rsplit(".", 1)[-1] in dead_state]
     spec.skip = unused + unread
     leaves = _leaves(fn_src)
     random = bool(_RANDOM.search(fn_src))

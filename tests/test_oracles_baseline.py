@@ -143,12 +143,26 @@ def _aliased_inputs_dynamic_inplace() -> bool:
 
 
 def _cond_operand_overwritten() -> bool:
-    """AOTAutograd: generated case 600380, a torch.cond over a float16 ``cat`` whose operand is
-    then overwritten with ``index_put_``, fails the compiled backward's saved-tensor version
+    """torch.cond's own autograd (also under backend='eager'): generated case 600380, a torch.cond
+    over a float16 ``cat`` whose operand is then overwritten with ``index_put_``, fails the compiled backward's saved-tensor version
     check ("output 0 of IndexPut, is at version 1"); eager's backward runs. (A hand-written
     float32 version without dynamic sizes compiles fine, so the generated case is the repro.)"""
     _obs, verdicts = check(generate(600380).with_compile(backend="aot_eager"))
     return any("modified by an inplace operation" in v.detail and "IndexPut" in v.detail for v in verdicts)
+
+
+def _transformer_autocast_after_plain_call() -> bool:
+    """AOTAutograd: a TransformerEncoderLayer in eval mode under no_grad, compiled, called once
+    without autocast and then under the CPU's bfloat16 autocast, returns float32 where eager (and
+    backend='eager') return bfloat16."""
+    torch._dynamo.reset()
+    layer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True).eval()
+    f = torch.compile(lambda x: layer(x), backend="aot_eager")
+    x = torch.rand(2, 3, 8)
+    with torch.no_grad():
+        f(x)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return f(x).dtype == torch.float32 and layer(x).dtype == torch.bfloat16
 
 
 def _has_alias_input(case) -> bool:
@@ -193,7 +207,12 @@ KNOWN_REAL = {
         _deterministic_set_inside,
         lambda v, case: "use_deterministic_algorithms(" in _source(case) and v.symptom == "mutation"
         and v.detail.startswith("state torch globals after call") and "deterministic=" in v.detail),
-    "aot-cond-operand-overwritten": (
+    "aot-transformer-autocast-after-plain-call": (
+        _transformer_autocast_after_plain_call,
+        lambda v, case: v.symptom == "numeric" and "TransformerEncoderLayer" in _source(case)
+        and "autocast" in _caller_actions(case)
+        and v.detail.endswith("dtype: eager torch.bfloat16 compiled torch.float32")),
+    "cond-operand-overwritten": (
         _cond_operand_overwritten,
         lambda v, case: v.symptom in ("compile-crash", "runtime-crash") and "torch.cond(" in _source(case)
         and "modified by an inplace operation" in v.detail and "CopyBackwards" not in v.detail),
@@ -201,6 +220,11 @@ KNOWN_REAL = {
         _zero_instead_of_none,
         lambda v, case: v.symptom == "gradient" and v.detail.endswith("eager gave None, compiled a tensor")),
 }
+
+
+# real bugs a 500-seed baseline met under backend='eager' too: torch.cond traces its branches'
+# autograd itself, and the transformer case showed once under 'eager' in a long sequence of seeds
+EAGER_TOO = {"cond-operand-overwritten", "aot-transformer-autocast-after-plain-call"}
 
 
 def known_real(v, case) -> str | None:
@@ -215,7 +239,7 @@ def _findings(backend, seeds):
         obs, verdicts = check(case)
         graded += obs.stats.get("grad") == "on"
         for v in verdicts:
-            if backend != "eager" and known_real(v, case):
+            if known_real(v, case) and (backend != "eager" or known_real(v, case) in EAGER_TOO):
                 known.append((seed, known_real(v, case)))
             else:
                 out.append(f"seed {seed}: {v.symptom} {v.detail[:160]}")

@@ -205,3 +205,39 @@ def test_single_and_dict_outputs_reach_backward(tmp_path):
         case = _case("torch.mul({0}, 3)", [Call((4,), 0)], x)
         case = dataclasses.replace(case, program=dataclasses.replace(case.program, out_kind=kind))
         _both_ways(tmp_path, case, key, "fuzzcomp.planted:wrong_gradient", "compiled gradients differ")
+
+
+def test_unused_parameters_and_submodule_returns():
+    """Parameters and buffers nothing reads are neither registered nor loaded; the outputs are
+    Model.forward's (a tuple), not a submodule's single tensor."""
+    from fuzzcomp.shortrepro import _drop_unused_state, _leaves
+    src = textwrap.dedent('''
+        class Sub0(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.p = torch.nn.Parameter(torch.zeros(()))
+
+            def forward(self, v3):
+                return v3 * self.p
+
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer('buf0', torch.zeros((1,)))
+                self.lin_w = torch.nn.Parameter(torch.zeros((8, 1)))
+                self.sub0 = Sub0()
+
+            def forward(self, x0):
+                return (self.sub0(x0),)
+
+
+        MODEL = Model()
+
+
+        def fn(x0):
+            return MODEL(x0)
+        ''')
+    out, dead = _drop_unused_state(src)
+    assert dead == {"buf0", "lin_w"} and "self.p = torch.nn.Parameter" in out and "lin_w" not in out, out
+    assert _leaves(out) == "out"

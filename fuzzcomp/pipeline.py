@@ -25,7 +25,7 @@ from .messages import CHECK, DONE, EAGER_ONLY, LOCALISE, Job
 from .minimise import minimise
 from .oracles_glue import blames_compiler, crash_verdict, needs_eager_rerun
 from .repro import render_repro
-from .shortrepro import is_short
+from .shortrepro import HANG_S, is_short
 from .srcreduce import run_file
 from .store import Store, case_to_json, write_atomic, write_json
 from .triage import BucketKey, bucket_of, dedup_key, known_index
@@ -154,8 +154,8 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["repro_says"] = unchecked
     elif verify:  # its own full timeout: cut only by the campaign stopping, never by the reduce deadline
         info["repro_form"] = "short" if is_short(repro_text) else "long"
-        # a hang's short form waits for its child's calls (Spec.hang_s) before it says so
-        confirm_s = max(timeout_s, 60) + (180 if key.symptom == "hang" else 0)
+        # a hang's short form waits HANG_S for its child's calls (and its start-up) before it says so
+        confirm_s = max(timeout_s, 60) + (HANG_S + 60 if key.symptom == "hang" else 0)
         info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop))
         if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
             # the short file alone never shows it: the long form (the campaign's own judge) is the repro

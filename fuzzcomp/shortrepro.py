@@ -40,6 +40,7 @@ from .shortinputs import _EPS, SALT_HELPER, inputs_fn
 from .shortinputs import Unsupported as _Unsupported
 
 CASE_PREFIX = "# fuzzcomp-case: "
+HANG_S = 120  # a hang's short form: how long the child's calls may take before it says "hung"
 SHORT_MARK = "from torch._dynamo.utils import same"
 _RANDOM = re.compile(r"\b(rand|randn|randint|randperm|rand_like|randn_like|randint_like|dropout\w*|"
                      r"bernoulli_?|multinomial|normal_|uniform_|rrelu_?|exponential_|geometric_|"
@@ -69,7 +70,7 @@ class Spec:
     signature: str = ""         # the bucket's signature: "torch globals: ..." checks torch's globals
     config: tuple = ()          # (name, value) of torch._dynamo.config the case compiles under
     max_events: int | None = None  # compile events the call schedule may cost (recompile checks)
-    hang_s: int = 120           # a hang's short form: how long the child's calls may take
+    hang_s: int = HANG_S        # a hang's short form: how long the child's calls may take
 
 
 # ---- the embedded case ---------------------------------------------------------------------------
@@ -188,6 +189,8 @@ def _caller_actions(spec: Spec) -> tuple[set, list | None]:
     eval mode, a write into the first float output after the call, a write into the first float
     input between forward and backward."""
     per = [tuple((c[2] if len(c) > 2 else {}).get("caller", ()) or ()) for c in spec.calls]
+    if "MODEL" not in spec.fn_src:  # eval mode is the model's: a program without one ignores it
+        per = [tuple(a for a in acts if a != "eval") for acts in per]
     caller = {a for acts in per for a in acts}
     if caller - _CALLER_SHORT:
         raise _Unsupported(f"caller actions {sorted(caller - _CALLER_SHORT)}")
@@ -219,8 +222,11 @@ def _gstate(spec: Spec) -> bool:
 
 
 _MODE_CTX = {"grad": "torch.enable_grad", "no_grad": "torch.no_grad", "inference": "torch.inference_mode"}
-_ALL_TENSORS = "[o for o in OUT if isinstance(o, torch.Tensor)"
-_CRASHES = ("compile-crash", "runtime-crash", "error-parity", "hang", "segfault")
+
+
+def _tensors(leaves: str, cond: str = "") -> str:
+    """The expression of a call's output tensors (``leaves``: see ``_leaves``), filtered by ``cond``."""
+    return f"[o for o in {leaves} if isinstance(o, torch.Tensor){cond}]"
 
 
 @dataclass
@@ -234,6 +240,7 @@ class _Ctx:
     writes: list        # the caller's writes after the forward (an output; an input before backward)
     arg: str            # the argument of inputs() for the fp32 runs
     a64: str            # ... for the fp64 run
+    leaves: str = "out"  # the expression listing a call's outputs ``out`` (``_leaves``)
     pre: list = field(default_factory=list)  # per-call caller settings made before the call
 
     @property
@@ -241,8 +248,11 @@ class _Ctx:
         """A call is just ``f(*xs)``: no RNG reset, context or per-call setting around it."""
         return not (self.reseed or self.wrap or self.pre)
 
-    def call(self, helper: str, f: str, a: str | None = None) -> str:
+    def call(self, helper: str | None, f: str, a: str | None = None) -> str:
+        """``helper(f, inputs(...)[, call])``, or ``f(*inputs(...))`` where there is no helper."""
         a = self.arg if a is None else a
+        if helper is None:
+            return f"{f}(*inputs({a}))"
         return f"{helper}({f}, inputs({a}){', call' if self.per_call else ''})"
 
     def helper(self, name: str, doc: str, fwd: list, post: list, pre: list = ()) -> list:
@@ -336,10 +346,6 @@ def _render(spec: Spec) -> str:
     extras = [c[2] if len(c) > 2 else {} for c in spec.calls]
     modes = [e.get("grad_mode", "grad") for e in extras]
     caller, per_caller = _caller_actions(spec)
-    if "MODEL" not in spec.fn_src:  # eval mode is the model's: a program without one ignores it
-        caller.discard("eval")
-        per_caller = [tuple(a for a in acts if a != "eval") for acts in per_caller] if per_caller else None
-        per_caller = per_caller if per_caller and len(set(per_caller)) > 1 else None
     seeds = [c[1] for c in spec.calls]
     gstate = _gstate(spec)
     values = sym in ("numeric", "gradient", "mutation") and not gstate
@@ -373,7 +379,7 @@ def _render(spec: Spec) -> str:
                                                   "inference": "torch.inference_mode()"}.get(modes[0])
     writes = []
     if "mutate_output" in caller:
-        writes += when("mutate_output", [f"for o in {_ALL_TENSORS} and o.is_floating_point()][:1]:",
+        writes += when("mutate_output", [f"for o in {_tensors(leaves, ' and o.is_floating_point()')}[:1]:",
                                          "    o.mul_(2)  # the caller writes the first float output"])
     if "mutate_input" in caller:
         writes += when("mutate_input", _caller_input_write(spec))
@@ -384,7 +390,7 @@ def _render(spec: Spec) -> str:
         pre.append('MODEL.train("eval" not in CALLER[call])')
     arg = "call" if many else ""
     ctx = _Ctx(spec, many, per_call, reseed, ", ".join(filter(None, [mode_ctx, autocast])) or None, writes,
-               arg, ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""])), pre)
+               arg, ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""])), leaves, pre)
 
     safe_title = spec.title.replace("\\", "/").replace('"""', "'''")  # a docstring stays one
     head = [f'"""{safe_title}', "",
@@ -434,7 +440,7 @@ def _render(spec: Spec) -> str:
     body = ["", fn_src.strip(), "", ""] + (SALT_HELPER if salt else []) + inputs_lines + ["", ""]
     if tables:
         body = tables + [""] + body
-    helpers, check, main_extra = _check(ctx, sym, gstate, values, fp64, rg, autocast)
+    helpers, check, main_extra = _check(ctx, sym, gstate, fp64, rg)
     if "eval" in caller and not per_caller:
         main_extra = ["MODEL.eval()  # the caller's mode"] + main_extra
     main = main_extra + [f"compiled = torch.compile(fn{_compile_args(spec)})"]
@@ -446,7 +452,6 @@ def _render(spec: Spec) -> str:
     else:
         main += check
     tail = ['print("OK: compiled matches eager")']
-    helpers = [ln.replace(" in OUT ", f" in {leaves} ") for ln in helpers]
     text = "\n".join(head + body + helpers + main + tail) + "\n"
     text = re.sub(r"\n{4,}", "\n\n\n", text)
     if spec.footer:
@@ -455,18 +460,20 @@ def _render(spec: Spec) -> str:
     return text
 
 
-def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list, autocast: str):
+def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
     """(helper lines, check lines of one call, lines before ``compiled = ...``) for the symptom."""
-    spec, arg, a64 = ctx.spec, ctx.arg, ctx.a64
+    spec, a64 = ctx.spec, ctx.a64
     tol = _tol(spec)
     same_args = ", equal_nan=True" + (f", tol={tol:.3g}" if tol else "")
     call_word = "call {call}: " if ctx.many else ""
-    bug = (lambda msg: f'    print(f"BUG: {call_word}{msg}")') if ctx.many else (lambda msg: f'    print(f"BUG: {msg}")')
+
+    def bug(msg):
+        return f'    print(f"BUG: {call_word}{msg}")'
     if sym == "numeric":
-        helpers = ctx.helper("run", "", ["out = f(*xs)"], ["return out"]) \
-            if not ctx.plain else []
-        run = (lambda f, a=None: ctx.call("run", f, a)) if helpers else \
-            (lambda f, a=None: f"{f}(*inputs({arg if a is None else a}))")
+        helpers = ctx.helper("run", "", ["out = f(*xs)"], ["return out"]) if not ctx.plain else []
+
+        def run(f, a=None):
+            return ctx.call("run" if helpers else None, f, a)
         if fp64:
             check = [f"ref, fp64, res = {run('fn')}, {run('fn', a64)}, {run('compiled')}",
                      f"if not same(ref, res, fp64_ref=fp64{same_args}):",
@@ -502,7 +509,8 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list
                      "eager {ref}, compiled {res}"), "    raise SystemExit(1)"]
         return helpers, check, []
     if sym == "mutation":
-        after = ["xs"] + ([f"[{', '.join(_state_after(spec))}]"] if _state_after(spec) else [])
+        state = _state_after(spec)
+        after = ["xs"] + ([f"[{', '.join(state)}]"] if state else [])
         what = "an input" + (" or buffer" if spec.state else "")
         helpers = ctx.helper("run", "the inputs" + (", buffers and globals" if len(after) > 1 else "")
                              + " after the call", (["out = f(*xs)"] if ctx.writes else ["f(*xs)"]) + ctx.writes,
@@ -519,7 +527,7 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list
     if sym == "gradient":
         helpers = ctx.helper("grads", "backward of sum(out * w) with fixed weights k/64", ["out = f(*xs)"],
                              ctx.writes + [
-                                 f"outs = {_ALL_TENSORS} and o.requires_grad]",
+                                 f"outs = {_tensors(ctx.leaves, ' and o.requires_grad')}",
                                  "ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
                                  f"{_weights_seed(ctx)})) / 64).to(o) for i, o in enumerate(outs)]",
                                  "torch.autograd.backward(outs, grad_tensors=ws)",
@@ -540,20 +548,22 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list
                                "storage, is it a view", "outputs (requires_grad, is_leaf, is a view of an input)")
             post = ["ptrs = {x.untyped_storage().data_ptr() for x in xs if isinstance(x, torch.Tensor)}",
                     "return [(o.requires_grad, o.is_leaf, o._is_view() if o.untyped_storage().data_ptr() in ptrs "
-                    "else None)", "        for o in OUT if isinstance(o, torch.Tensor)]"]
+                    "else None)", f"        for o in {ctx.leaves} if isinstance(o, torch.Tensor)]"]
         else:
             name, doc, what = ("shared", "for each output, which inputs it shares storage with",
                                "outputs share storage with inputs")
             post = ["ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731",
                     "return [[ptr(o) == ptr(x) for x in xs if isinstance(x, torch.Tensor)]",
-                    "        for o in OUT if isinstance(o, torch.Tensor)]"]
+                    f"        for o in {ctx.leaves} if isinstance(o, torch.Tensor)]"]
         helpers = ctx.helper(name, doc, ["out = f(*xs)"], post)
         check = [f"ref, res = {ctx.call(name, 'fn')}, {ctx.call(name, 'compiled')}", "if ref != res:",
                  bug(what + ": {res} compiled, {ref} in eager"), "    raise SystemExit(1)"]
         return helpers, check, []
     if sym == "recompile":
         helpers = ctx.helper("run", "", ["return f(*xs)"], []) if not ctx.plain else []
-        run = (lambda: ctx.call("run", "compiled")) if helpers else (lambda: f"compiled(*inputs({arg}))")
+
+        def run():
+            return ctx.call("run" if helpers else None, "compiled")
         n = len(spec.calls)
         bound = spec.max_events if spec.max_events is not None else n
         check = ["compiles = 0  # calls that compiled a new graph",
@@ -575,12 +585,12 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list
     # (backward too), compiled raises, returns where eager raised, hangs or kills the process
     post = list(ctx.writes)
     if rg:
-        post += [f"outs = {_ALL_TENSORS} and o.requires_grad]",
+        post += [f"outs = {_tensors(ctx.leaves, ' and o.requires_grad')}",
                  "torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"]
-    helpers = ctx.helper("run", "", ["out = f(*xs)"], post)
-    if not post and ctx.plain:
-        helpers = []
-    run = (lambda f: ctx.call("run", f)) if helpers else (lambda f: f"{f}(*inputs({arg}))")
+    helpers = ctx.helper("run", "", ["out = f(*xs)"], post) if post or not ctx.plain else []
+
+    def run(f):
+        return ctx.call("run" if helpers else None, f)
     if sym == "error-parity":
         inner = "run(f, *args)" if helpers else "f(*args[0])"
         helpers += ["def error(f, *args):  # what a call raises (forward or backward), else None",
@@ -588,8 +598,7 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, values: bool, fp64: bool, rg: list
                     "    except Exception as e:",
                     '        return f"{type(e).__name__}: {(str(e).strip().splitlines() or [\'\'])[0][:200]}"',
                     "    return None", "", ""]
-        ecall = (lambda f: f"error({f}, inputs({arg}){', call' if ctx.per_call else ''})")
-        check = [f"ref, res = {ecall('fn')}, {ecall('compiled')}", "if ref and not res:",
+        check = [f"ref, res = {ctx.call('error', 'fn')}, {ctx.call('error', 'compiled')}", "if ref and not res:",
                  bug("eager raises {ref}; the compiled call returns"), "    raise SystemExit(1)"]
         return helpers, check, []
     if sym in ("hang", "segfault"):

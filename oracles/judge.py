@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 
 from .fp64rule import compare
-from .special import judge_special
+from .special import judge_special, none_vs_zeros
 from .observation import Observation
 from .stage import is_compile_time, stage_of_error
 from .verdict import Verdict, error_signature, normalise_message
@@ -142,13 +142,6 @@ def _same_kind(a, b) -> bool:
     return isinstance(a, torch.Tensor) == isinstance(b, torch.Tensor)
 
 
-def _none_vs_zero(label, eager, compiled) -> bool:
-    """Eager's None gradient against compiled zeros: a known, accepted difference."""
-    import torch
-    return label.startswith("grad ") and eager is None and isinstance(compiled, torch.Tensor) \
-        and not bool(compiled.detach().cpu().ne(0).any())
-
-
 def notes(obs: Observation) -> list[str]:
     """Differences seen and deliberately not judged, for the event log and the report."""
     out = []
@@ -166,7 +159,7 @@ def notes(obs: Observation) -> list[str]:
         if e is None or c is None or e.error or c.error or len(e.values) != len(c.values):
             continue
         for label, ev, cv in zip(e.labels, e.values, c.values):
-            if _none_vs_zero(label, ev, cv):
+            if none_vs_zeros(label, ev, cv):
                 out.append(f"call {k}: {label}: eager gave None, compiled zeros (accepted)")
             elif label.startswith("alias ") and "empty" in (ev, cv):
                 out.append(f"call {k}: {label}: zero-element tensor, storage not judged")
@@ -275,7 +268,7 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
             out.append(Verdict(_symptom(label), "unknown", "structure",
                                f"eager value {i} is {label!r}, compiled {c.labels[i]!r}", k, label))
             break
-        if _none_vs_zero(label, e.values[i], c.values[i]) or \
+        if none_vs_zeros(label, e.values[i], c.values[i]) or \
                 (label.startswith("alias ") and "empty" in (e.values[i], c.values[i])):
             continue
         status, reason = compare(e.values[i], rec.eager_again.values[i], r, c.values[i], pert,
@@ -300,7 +293,7 @@ def judge_cross_device(k: int, rec, floor_eps: float = 0.0, reduce_n: int = 1,
     ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
     out = []
     for i, label in enumerate(cpu.labels):
-        if label.startswith(("alias ", "state ")) or _none_vs_zero(label, cpu.values[i], c.values[i]) \
+        if label.startswith(("alias ", "state ")) or none_vs_zeros(label, cpu.values[i], c.values[i]) \
                 or (cpu.values[i] is None) != (e.values[i] is None) or not _same_kind(cpu.values[i], e.values[i]):
             continue  # the two eagers disagree on what the value is: a device difference, not the compiler's
         r = ref[i] if ref is not None and i < len(ref) else None

@@ -134,25 +134,28 @@ def _clean(label: str, clean: dict) -> bool:
     return label in (clean.get("outputs") or ())
 
 
+def none_vs_zeros(label: str, eager, compiled, special: bool = False) -> bool:
+    """Eager's None gradient against compiled zeros: a known, accepted difference. With
+    ``special`` (a call on salted special values), a compiled gradient with no finite non-zero
+    element counts too: its zeros met an inf or NaN of the input (0 * inf is NaN). A compiled
+    gradient with any real value stays a verdict."""
+    if not (label.startswith("grad ") and eager is None and isinstance(compiled, torch.Tensor)):
+        return False
+    c = compiled.detach().cpu()
+    if special:
+        return c.dtype.is_floating_point and not bool((c.isfinite() & c.ne(0)).any())
+    return not bool(c.ne(0).any())
+
+
 def _none_vs_zero_times_special(obs, v: Verdict) -> bool:
-    """Eager's None gradient against a compiled one with no finite non-zero element: the accepted
-    None-against-zeros difference, where the zeros met an inf or NaN of the salted input
-    (0 * inf is NaN). A compiled gradient with any real value stays a verdict."""
-    if not v.label.startswith("grad "):
-        return False
-    rec = obs.calls[v.call]
-    try:
-        i = rec.eager.labels.index(v.label)
-        e, c = rec.eager.values[i], rec.compiled.values[i]
-    except (ValueError, IndexError, AttributeError):
-        return False
-    return e is None and isinstance(c, torch.Tensor) and c.dtype.is_floating_point \
-        and not bool((c.isfinite() & c.ne(0)).any())
+    return none_vs_zeros(v.label, _value(obs, v.call, v.label), _value(obs, v.call, v.label, "compiled"),
+                         special=True)
 
 
-def _value(obs, k: int, label: str):
+def _value(obs, k: int, label: str, side: str = "eager"):
     rec = obs.calls[k]
+    out = getattr(rec, side, None)
     try:
-        return rec.eager.values[rec.eager.labels.index(label)]
-    except (ValueError, IndexError):
+        return out.values[out.labels.index(label)]
+    except (ValueError, IndexError, AttributeError):
         return None

@@ -239,8 +239,9 @@ def _findings(backend, seeds):
         obs, verdicts = check(case)
         graded += obs.stats.get("grad") == "on"
         for v in verdicts:
-            if known_real(v, case) and (backend != "eager" or known_real(v, case) in EAGER_TOO):
-                known.append((seed, known_real(v, case)))
+            name = known_real(v, case)
+            if name and (backend != "eager" or name in EAGER_TOO):
+                known.append((seed, name))
             else:
                 out.append(f"seed {seed}: {v.symptom} {v.detail[:160]}")
     print(f"{backend}: {len(list(seeds))} cases, {graded} with gradients, known real bugs: {known}")

@@ -19,7 +19,7 @@ from fuzzcomp.generators import generate
 from fuzzcomp.generators.ir import Assign, Call, Global, Input, Program, Ref, TensorType
 from fuzzcomp.repro import render_repro, short_spec
 from fuzzcomp.shortinputs import input_lines
-from fuzzcomp.shortrepro import Spec, is_short, render_short, short_or_reason
+from fuzzcomp.shortrepro import Spec, is_short, render_short
 from fuzzcomp.triage import BucketKey
 
 F32 = TensorType(("s0",), "float32")

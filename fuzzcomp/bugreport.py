@@ -185,6 +185,12 @@ def render_report(case: Case, key: BucketKey, detail: str, repro_text: str,
         "The short form did not reproduce on its own, so this is the long form (the campaign's own "
         "judge, pasted):\n\n<details>\n<summary>repro.py</summary>\n\n"
         f"```python\n{repro_text.rstrip()}\n```\n\n</details>")
+    if info.get("confirmed") is False and not info.get("flaky"):
+        repro = ("**Not reproduced on its own.** In fresh processes this file printed "
+                 f"`{info.get('repro_says', '')}`" + (", and so did the long form (the campaign's own judge)"
+                                                       if info.get("long_said") else "") +
+                 ". The campaign saw the bug inside a worker that had run other cases before it, so state "
+                 "left by those may matter; file it only once it reproduces.\n\n" + repro)
     finding_dir = Path(log_path).parent if log_path else None
     recheck = _recheck(finding_dir)
     v = versions()

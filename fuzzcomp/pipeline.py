@@ -159,9 +159,16 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop))
         if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
             # the short file alone never shows it: the long form (the campaign's own judge) is the repro
-            info.update(repro_form="long", short_said=f"exit {info.get('repro_exit')}: {info.get('repro_says')}")
+            short_said = f"exit {info.get('repro_exit')}: {info.get('repro_says')}"
             write_atomic(repro, render_repro(case, key, detail, form="long"))
-            info.update(confirm_repro(repro, confirm_runs, max(timeout_s, 60), should_stop))
+            long_info = confirm_repro(repro, confirm_runs, max(timeout_s, 60), should_stop)
+            if long_info["confirmed"] is False and not long_info.get("flaky"):
+                # neither file shows it in a fresh process: the long form buys nothing, so the
+                # short one stays, and the status says that neither reproduced
+                write_atomic(repro, repro_text)
+                info.update(long_said=f"exit {long_info.get('repro_exit')}: {long_info.get('repro_says')}")
+            else:
+                info.update(long_info, repro_form="long", short_said=short_said)
         if info["confirmed"] is None:
             info["repro_says"] = unchecked
     write_atomic(store.path(fid, "report.md"),

@@ -189,8 +189,16 @@ def title(case: Case, key: BucketKey, detail: str) -> str:
     what = _WHAT.get(key.symptom, "disagrees with eager")
     if key.signature.startswith("torch globals"):
         what = "leaves torch's global state different from eager"
-    first = headline(detail)
-    return f"[Fuzzer][{kind}] torch.compile ({backend}, {spec.device}) {what}: {first[:120]}"
+    return f"[Fuzzer][{kind}] torch.compile ({backend}, {spec.device}) {what}: {clip(headline(detail))}"
+
+
+def clip(text: str, limit: int = 120) -> str:
+    """``text`` cut to about ``limit`` characters at a word boundary, with "..." where it was cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    head = cut.rsplit(" ", 1)[0] if " " in cut[limit // 2:] else cut
+    return head.rstrip(" ,;:") + " ..."
 
 
 def short_spec(case: Case, key: BucketKey, detail: str):

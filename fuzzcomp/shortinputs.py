@@ -13,6 +13,8 @@ raises ``Unsupported`` and the long form is written instead.
 """
 from __future__ import annotations
 
+import re
+
 import torch
 
 _EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
@@ -67,33 +69,42 @@ def dims(shape) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def base_expr(shape, dtype: str, seed: int, special: bool = False) -> tuple[str, bool]:
-    """(the expression for the runtime's base values, whether it calls ``salt``)."""
+def base_expr(shape, dtype: str, seed: int, special: bool = False, *, tab: "Table | None" = None,
+              seed_of=(1, 0), shape_text: str | None = None) -> tuple[str, bool]:
+    """(the expression for the runtime's base values, whether it calls ``salt``).
+
+    With ``tab`` (one block serving every call), the seed is written ``a * seed + b``
+    (``seed_of`` = (a, b)) and the shape as ``shape_text``, and no literal is used: the values
+    differ from call to call."""
     from . import runtime
     t = runtime._base_values(tuple(shape), dtype, seed, 0.0, 0)
     if special:
         t = runtime.salt_special(t, seed)
-    if t.numel() <= 16:
+    if t.numel() <= 16 and tab is None:
         return literal(t), False
-    gen = f"generator=torch.Generator().manual_seed({seed})"
+    seed_s = str(seed) if tab is None else tab.seed_text(*seed_of)
+    shape_s = dims(shape) if shape_text is None else shape_text
+    gen = f"generator=torch.Generator().manual_seed({seed_s})"
     if dtype == "bool":
-        return f"torch.randint(0, 2, {dims(shape)}, {gen}).bool()", False
+        return f"torch.randint(0, 2, {shape_s}, {gen}).bool()", False
     if getattr(torch, dtype).is_floating_point:
         cast = _CAST.get(dtype, f".to(torch.{dtype})")
-        expr = f"(torch.rand({dims(shape)}, {gen}, dtype=torch.float64) * 4 - 2){cast}"
-        return (f"salt({expr}, {seed * 7 + 5})", True) if special else (expr, False)
+        expr = f"(torch.rand({shape_s}, {gen}, dtype=torch.float64) * 4 - 2){cast}"
+        salt_s = str(seed * 7 + 5) if tab is None else tab.seed_text(seed_of[0] * 7, seed_of[1] * 7 + 5)
+        return (f"salt({expr}, {salt_s})", True) if special else (expr, False)
     lo = 0 if dtype == "uint8" else -8
-    return f"torch.randint({lo}, 9, {dims(shape)}, {gen}).to(torch.{dtype})", False
+    return f"torch.randint({lo}, 9, {shape_s}, {gen}).to(torch.{dtype})", False
 
 
 def layout_expr(base: str, shape, layout: str) -> tuple[str, list]:
-    """(expression, base shape) of a tensor of ``shape`` in ``layout`` over a base tensor."""
+    """(expression, base shape) of a tensor of ``shape`` in ``layout`` over a base tensor. The
+    dims may be ints or the text of a size (``"s0"``): the base shape then holds texts too."""
     base_shape = list(shape)
     if layout == "transposed":
         base_shape[-1], base_shape[-2] = base_shape[-2], base_shape[-1]
         return (f"{base}.t()" if len(shape) == 2 else f"{base}.transpose(-1, -2)"), base_shape
     if layout == "sliced":
-        base_shape[-1] *= 2
+        base_shape[-1] = _times(2, base_shape[-1])
         return f"{base}[..., ::2]", base_shape
     if layout == "expanded":
         base_shape[0] = 1
@@ -101,11 +112,41 @@ def layout_expr(base: str, shape, layout: str) -> tuple[str, list]:
     if layout == "offset":
         n = 1
         for d in shape:
-            n *= d
-        return f"{base}[3:].view{dims(shape)}", [n + 3]
+            n = _times(n, d)
+        return f"{base}[3:].view{dims(shape)}", [n + 3 if isinstance(n, int) else f"{n} + 3"]
     if layout == "channels_last":
         return f"{base}.contiguous(memory_format=torch.channels_last)", base_shape
     return base, base_shape
+
+
+def _times(a, b):
+    """a * b, computed where both are ints, else written out (a size's name stands for it)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if a == 1 or b == 1:
+        return b if a == 1 else a
+    return f"{a} * {b}"
+
+
+class Table:
+    """One ``inputs(call)`` block for every call: what changes between calls is named.
+
+    ``sizes`` maps a size symbol to the name the block uses for it (``"s0"``) where its value
+    changes between calls, else to its value; ``seeded``: the call seed is the variable ``seed``
+    (else the one seed's value); ``scalars``: the scalar inputs and globals the block takes from
+    the table. ``values`` holds this call's value of each name (to check the block bitwise)."""
+
+    def __init__(self, sizes: dict, seeded: bool, scalars: set, values: dict, seed: int):
+        self.sizes, self.seeded, self.scalars, self.values, self.seed = sizes, seeded, scalars, values, seed
+
+    def seed_text(self, a: int, b: int) -> str:
+        if not self.seeded:
+            return str(a * self.seed + b)
+        head = "seed" if a == 1 else f"{a} * seed"
+        return head + (f" + {b}" if b else "")
+
+    def dim(self, d):
+        return self.sizes.get(d, d) if isinstance(d, str) else d
 
 
 def _alias_expr(of: str, view: str) -> str:
@@ -122,9 +163,10 @@ class Built:
         self.salt = False                # the ``salt`` helper is used
 
 
-def input_lines(spec, entry, values: bool) -> Built:
+def input_lines(spec, entry, values: bool, tab: Table | None = None) -> Built:
     """The lines building each input (and the state and globals) of one call inside ``inputs()``.
-    values: float bases go through ``up()`` (the fp64 run takes the same values in float64)."""
+    values: float bases go through ``up()`` (the fp64 run takes the same values in float64).
+    tab: the block serves every call (``Table``); the lines are built for this call's entry."""
     from . import runtime
     sizes, seed = entry[0], entry[1]
     extra = entry[2] if len(entry) > 2 else {}
@@ -133,32 +175,42 @@ def input_lines(spec, entry, values: bool) -> Built:
     grads = list(dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(spec.requires_grad)))
     out, names = Built(), [s[0] for s in spec.inputs]
     dev = "" if spec.device == "cpu" else f".to({spec.device!r})"
+    taken = tab.scalars if tab is not None else set()
+
+    def text_shape(shape):  # the shape as the block writes it
+        return [tab.dim(d) for d in shape] if tab is not None else [env[d] if isinstance(d, str) else d for d in shape]
+
+    def shown(concrete, shape):  # the shape comment: this call's, or the block's names
+        return dims(text_shape(shape)).replace("'", "") if tab is not None else str(tuple(concrete))
     for i, (path, shape, dtype, kind) in enumerate(spec.state):  # module state: seeded before each call
         if path in spec.skip:
             continue
         concrete = [env[d] if isinstance(d, str) else d for d in shape]
-        expr, _ = base_expr(concrete, dtype, seed * 31 + 1009 + i)
+        expr, _ = base_expr(concrete, dtype, seed * 31 + 1009 + i, tab=tab, seed_of=(31, 1009 + i),
+                            shape_text=dims(text_shape(shape)) if tab is not None else None)
         if values and getattr(torch, dtype).is_floating_point:
             expr = f"up({expr})"
         if kind == "buffer_var":
             expr = f"({expr}.abs() + 0.5)"
         if kind == "global":
             out.globals.append(path)
-            out.lines.append(f"{path} = {expr}{dev}  # tensor global {dtype} {tuple(concrete)}")
+            out.lines.append(f"{path} = {expr}{dev}  # tensor global {dtype} {shown(concrete, shape)}")
         elif kind == "param":
-            out.lines.append(f"{path} = torch.nn.Parameter({expr}{dev})  # parameter {dtype} {tuple(concrete)}")
+            out.lines.append(f"{path} = torch.nn.Parameter({expr}{dev})  # parameter {dtype} {shown(concrete, shape)}")
         else:
-            out.lines.append(f"{path} = {expr}{dev}  # buffer {dtype} {tuple(concrete)}")
+            out.lines.append(f"{path} = {expr}{dev}  # buffer {dtype} {shown(concrete, shape)}")
     for name, value in extra.get("globals", ()):  # scalar globals the program reads
         if name in spec.skip:
             continue
         out.globals.append(name)
-        out.lines.append(f"{name} = {value!r}")
+        if name not in taken:
+            out.lines.append(f"{name} = {value!r}")
     for name in extra.get("rebound", ()):  # globals the program rebinds: unset before each call
         if name in spec.skip:
             continue
         out.globals.append(name)
         out.lines.append(f"{name} = None  # the program rebinds it")
+    scope = {"torch": torch, **(tab.values if tab is not None else {})}
     for i, s in enumerate(spec.inputs):  # seeds follow the campaign's input numbering
         name, shape, dtype, layout = s[:4]
         if name in spec.skip:
@@ -166,7 +218,8 @@ def input_lines(spec, entry, values: bool) -> Built:
         info = s[4] if len(s) > 4 else {}
         kind = info.get("kind", "tensor")
         if kind in ("int", "float"):
-            out.lines.append(f"{name} = {scalars[name]!r}")
+            if name not in taken:
+                out.lines.append(f"{name} = {scalars[name]!r}")
             continue
         if kind == "alias":
             of = names[info["of"]]
@@ -174,14 +227,18 @@ def input_lines(spec, entry, values: bool) -> Built:
             continue
         concrete = [env[d] if isinstance(d, str) else d for d in shape]
         special = bool(info.get("special"))
-        seeds = [seed * 31 + i] if kind == "tensor" else [(seed * 31 + i) * 7 + j for j in range(info["count"])]
+        if kind == "tensor":
+            seeds = [(seed * 31 + i, (31, i))]
+        else:
+            seeds = [((seed * 31 + i) * 7 + j, (217, 7 * i + j)) for j in range(info["count"])]
         exprs = []
-        for sd in seeds:
+        for sd, seed_of in seeds:
             _, base_shape = layout_expr("b", concrete, layout)
-            base, salted = base_expr(base_shape, dtype, sd, special and kind == "tensor")
-            expr, _ = layout_expr(base, concrete, layout)
+            _, text_base = layout_expr("b", text_shape(shape), layout)
+            base, salted = base_expr(base_shape, dtype, sd, special and kind == "tensor", tab=tab,
+                                     seed_of=seed_of, shape_text=dims(text_base) if tab is not None else None)
+            expr, _ = layout_expr(base, text_shape(shape), layout)
             want = runtime.make_input(concrete, dtype, layout, sd, special=special and kind == "tensor")
-            scope = {"torch": torch}
             if salted:
                 exec("\n".join(SALT_HELPER), scope)  # noqa: S102 - our own helper, checked below
                 out.salt = True
@@ -192,11 +249,14 @@ def input_lines(spec, entry, values: bool) -> Built:
                 raise Unsupported(f"input {name} does not rebuild bitwise")
             if getattr(torch, dtype).is_floating_point and values:
                 base = f"up({base})"  # the fp64 run upcasts the base, then takes the same view
-            expr, _ = layout_expr(base + dev, concrete, layout)
+            expr, _ = layout_expr(base + dev, text_shape(shape), layout)
             exprs.append(expr)
-            note = f"  # {dtype} {tuple(want.shape)}, strides {tuple(want.stride())}"
+            if tab is None:
+                note = f"  # {dtype} {tuple(want.shape)}, strides {tuple(want.stride())}"
+            else:
+                note = f"  # {dtype} {shown(concrete, shape)}"
             if layout != "contiguous":
-                note += f": {_LAYOUT_WORDS.get(layout, layout)}"
+                note += f"{':' if tab is None else ','} {_LAYOUT_WORDS.get(layout, layout)}"
             if special:
                 note += ", with special values"
         if name in grads and getattr(torch, dtype).is_floating_point and kind == "tensor" and \
@@ -214,9 +274,97 @@ def input_lines(spec, entry, values: bool) -> Built:
     return out
 
 
-def inputs_fn(spec, values: bool) -> tuple[list[str], list[str], bool, bool]:
-    """(lines of ``def inputs(...)``, names requiring grad, whether it takes ``fp64``, whether it
-    uses the ``salt`` helper)."""
+class Inputs:
+    """What ``inputs_fn`` wrote: the lines of ``def inputs(...)``, the module-level table they read
+    (``table``, empty without one), the names requiring grad, whether it takes ``fp64``, whether
+    it uses the ``salt`` helper, and whether it reads ``SEEDS[call]``."""
+
+    def __init__(self, lines, table, rg, fp64, salt, seeds):
+        self.lines, self.table, self.rg, self.fp64, self.salt, self.seeds = lines, table, rg, fp64, salt, seeds
+
+
+def _tail(spec, extra: dict, built: Built, names: list, ind: str) -> list:
+    """One call's block: its lines (under inference mode where the call's inputs are inference
+    tensors), its dynamic marks and the return."""
+    body = []
+    if extra.get("inference_inputs"):
+        body.append(f"{ind}with torch.inference_mode():  # inference tensors")
+        body += [f"{ind}    {ln}" for ln in built.lines]
+    else:
+        body += [f"{ind}{ln}" for ln in built.lines]
+    for name, dim, how in extra.get("marks", ()):
+        fn = "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic"
+        body.append(f"{ind}torch._dynamo.{fn}({name}, {dim})")
+    return body + [f"{ind}return [{', '.join(names)}]"]
+
+
+def _one_block(spec, values: bool, names: list, seeds_table: bool):
+    """(table line, unpack lines, body, built of call 0, seeded) where one block, with what
+    changes between calls taken from a table, builds every call's inputs bitwise; else None."""
+    calls = spec.calls
+    extras = [c[2] if len(c) > 2 else {} for c in calls]
+    columns: list[tuple[str, list]] = []  # (name, value per call) of what changes
+    taken_names = set(names) | {p for p, *_ in spec.state} | {"seed", "call", "fp64", "up", "SEEDS", "CALLS"}
+    sizes = {}
+    for k, sym in enumerate(spec.symbols):
+        vals = [c[0][k] for c in calls]
+        if len(set(vals)) > 1:
+            if sym in taken_names:
+                return None
+            sizes[sym] = sym
+            columns.append((sym, vals))
+        else:
+            sizes[sym] = vals[0]
+    scalar_names = []
+    for name in dict.fromkeys([n for e in extras for n, _ in e.get("scalars", ())] +
+                              [n for e in extras for n, _ in e.get("globals", ())]):
+        if name in spec.skip:
+            continue
+        vals = []
+        for e in extras:
+            d = dict(e.get("scalars", ())) | dict(e.get("globals", ()))
+            if name not in d:
+                return None
+            vals.append(d[name])
+        if len(set(map(repr, vals))) > 1:
+            columns.append((name, vals))
+            scalar_names.append(name)
+    seeds = [c[1] for c in calls]
+    seeded = len(set(seeds)) > 1
+    blocks, built0 = [], None
+    for k, (entry, extra) in enumerate(zip(calls, extras)):
+        vals = {n: v[k] for n, v in columns} | ({"seed": seeds[k]} if seeded else {})
+        tab = Table(sizes, seeded, set(scalar_names), vals, seeds[k])
+        try:
+            built = input_lines(spec, entry, values, tab)
+        except (Unsupported, KeyError, TypeError, ValueError):
+            return None
+        built0 = built0 or built
+        blocks.append(_tail(spec, extra, built, names, "    "))
+    if any(b != blocks[0] for b in blocks[1:]):
+        return None  # the calls differ in more than sizes, scalars and seeds
+    text = "\n".join(blocks[0])
+    used = [(n, v) for n, v in columns if re.search(rf"\b{re.escape(n)}\b", text) or n in scalar_names]
+    words = [("the size " if n in sizes else "") + n for n, _ in used]
+    seeded = seeded and bool(re.search(r"\bseed\b", text))
+    if seeded and not seeds_table:  # the seed is one more column
+        used.append(("seed", seeds))
+        words.append("the values' seed")
+    table, unpack = [], []
+    if used:
+        rows = used[0][1] if len(used) == 1 else [tuple(v[k] for _, v in used) for k in range(len(calls))]
+        table = [f"CALLS = {tuple(rows)!r}  # per call: {', '.join(words)}"]
+        unpack = [f"    {', '.join(n for n, _ in used)} = CALLS[call]"]
+    if seeded and seeds_table:
+        unpack.append("    seed = SEEDS[call]  # the values' seed")
+    return table, unpack, blocks[0], built0, seeded and seeds_table
+
+
+def inputs_fn(spec, values: bool, seeds_table: bool = False) -> Inputs:
+    """``def inputs(...)``: one block for every call where the calls differ only in sizes,
+    scalars and seeds (a ``CALLS`` table) and that is the shorter file, else one ``if call == k:``
+    block per call. ``seeds_table``: the file has a ``SEEDS`` table anyway (the block reads the
+    call's seed from it)."""
     names = [s[0] for s in spec.inputs if s[0] not in spec.skip]
     fp64 = values and (any(s[2] in _EPS for s in spec.inputs
                            if s[0] not in spec.skip and (len(s) < 5 or s[4].get("kind", "tensor") not in
@@ -229,6 +377,24 @@ def inputs_fn(spec, values: bool) -> tuple[list[str], list[str], bool, bool]:
     if fp64:
         body += ["    def up(t):  # the fp64 reference runs on the same values in float64",
                  "        return t.double() if fp64 else t", ""]
+    one = _one_block(spec, values, names, seeds_table) if many else None
+    if one is not None:
+        table, unpack, block, built, seeds = one
+        gnames = list(dict.fromkeys(built.globals))
+        head = [f"    global {', '.join(gnames)}  # the program's globals: set before each call"] if gnames else []
+        single = Inputs(out + head + body + unpack + block, table, built.rg, fp64, built.salt, seeds)
+        blocks = _per_call(spec, values, names, out, body, fp64)
+        # the table costs its lines and two blank ones after it
+        if len(single.lines) + len(table) + 2 * bool(table) < len(blocks.lines):
+            return single
+        return blocks
+    return _per_call(spec, values, names, out, body, fp64)
+
+
+def _per_call(spec, values: bool, names: list, out: list, body: list, fp64: bool) -> Inputs:
+    """``inputs(call)`` as one ``if call == k:`` block per call (the last one unguarded)."""
+    out, body = list(out), list(body)
+    many = len(spec.calls) > 1
     rg_all: list[str] = []
     gnames: list[str] = []
     salt = False
@@ -238,18 +404,10 @@ def inputs_fn(spec, values: bool) -> tuple[list[str], list[str], bool, bool]:
         salt = salt or built.salt
         gnames += [g for g in built.globals if g not in gnames]
         extra = entry[2] if len(entry) > 2 else {}
-        ind = "        " if many and k < len(spec.calls) - 1 else "    "
-        if many and k < len(spec.calls) - 1:
+        last = not many or k == len(spec.calls) - 1
+        if not last:
             body.append(f"    if call == {k}:")
-        if extra.get("inference_inputs"):
-            body.append(f"{ind}with torch.inference_mode():  # inference tensors")
-            body += [f"{ind}    {ln}" for ln in built.lines]
-        else:
-            body += [f"{ind}{ln}" for ln in built.lines]
-        for name, dim, how in extra.get("marks", ()):
-            fn = "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic"
-            body.append(f"{ind}torch._dynamo.{fn}({name}, {dim})")
-        body.append(f"{ind}return [{', '.join(names)}]")
+        body += _tail(spec, extra, built, names, "    " if last else "        ")
     if gnames:
         out.append(f"    global {', '.join(gnames)}  # the program's globals: set before each call")
-    return out + body, rg_all, fp64, salt
+    return Inputs(out + body, [], rg_all, fp64, salt, False)

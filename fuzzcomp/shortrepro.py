@@ -366,7 +366,8 @@ def _render(spec: Spec) -> str:
     per_mode = len(set(modes)) > 1
     per_seed = random and len(set(seeds)) > 1
     per_call = per_mode or per_seed or bool(per_caller) or (many and sym == "gradient")
-    inputs_lines, rg, fp64, salt = inputs_fn(spec, values)
+    ins = inputs_fn(spec, values, seeds_table=per_seed or (per_call and sym == "gradient"))
+    inputs_lines, rg, fp64, salt = ins.lines, ins.rg, ins.fp64, ins.salt
     if sym == "gradient" and not rg:
         raise _Unsupported("no input requires grad")
     reseed = ("torch.manual_seed(SEEDS[call])" if per_seed else f"torch.manual_seed({seeds[0]})") if random else ""
@@ -435,9 +436,12 @@ def _render(spec: Spec) -> str:
         tables.append(f"MODES = ({', '.join(_MODE_CTX[m] for m in modes)},)  # the grad mode of each call")
     if per_caller:
         tables.append(f"CALLER = {tuple(per_caller)!r}  # what the caller does around each call")
-    if per_seed or (per_call and sym == "gradient"):
-        tables.append(f"SEEDS = {tuple(seeds)!r}  # the seed of each call: random numbers, backward weights")
-    body = ["", fn_src.strip(), "", ""] + (SALT_HELPER if salt else []) + inputs_lines + ["", ""]
+    if per_seed or (per_call and sym == "gradient") or ins.seeds:
+        uses = ["input values"] * ins.seeds + ["random numbers"] * per_seed + \
+            ["backward weights"] * (per_call and sym == "gradient")
+        tables.append(f"SEEDS = {tuple(seeds)!r}  # the seed of each call: {', '.join(uses)}")
+    body = ["", fn_src.strip(), "", ""] + (SALT_HELPER if salt else []) + \
+        (ins.table + ["", ""] if ins.table else []) + inputs_lines + ["", ""]
     if tables:
         body = tables + [""] + body
     helpers, check, main_extra = _check(ctx, sym, gstate, fp64, rg)

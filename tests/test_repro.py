@@ -438,3 +438,13 @@ def test_short_zero_sign_repro_compares_sign_bits(tmp_path):
         assert rc == want, out
         if want:
             assert "BUG: compiled gives 0.0 where eager gives -0.0" in out, out
+
+
+def test_a_long_title_is_cut_at_a_word_boundary():
+    from fuzzcomp.repro import clip
+    text = "alias meta of output tensor 0: eager='requires_grad=True leaf=False inference=False view=True' " \
+           "compiled='requires_grad=True leaf=False inference=False view=False'"
+    cut = clip(text)
+    assert cut.endswith(" ...") and len(cut) <= 124 and text.startswith(cut[:-4]) and text[len(cut) - 4] == " "
+    assert clip("short detail") == "short detail"
+    assert clip("x" * 200) == "x" * 120 + " ..."  # no space to cut at: the plain cut, marked

@@ -158,17 +158,8 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         confirm_s = max(timeout_s, 60) + (HANG_S + 60 if key.symptom == "hang" else 0)
         info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop))
         if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
-            # the short file alone never shows it: the long form (the campaign's own judge) is the repro
-            short_said = f"exit {info.get('repro_exit')}: {info.get('repro_says')}"
-            write_atomic(repro, render_repro(case, key, detail, form="long"))
-            long_info = confirm_repro(repro, confirm_runs, max(timeout_s, 60), should_stop)
-            if long_info["confirmed"] is False and not long_info.get("flaky"):
-                # neither file shows it in a fresh process: the long form buys nothing, so the
-                # short one stays, and the status says that neither reproduced
-                write_atomic(repro, repro_text)
-                info.update(long_said=f"exit {long_info.get('repro_exit')}: {long_info.get('repro_says')}")
-            else:
-                info.update(long_info, repro_form="long", short_said=short_said)
+            info.update(fall_back(repro, repro_text, dict(info), case, key, detail, confirm_runs,
+                                  max(timeout_s, 60), should_stop))
         if info["confirmed"] is None:
             info["repro_says"] = unchecked
     write_atomic(store.path(fid, "report.md"),
@@ -176,6 +167,32 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                                log_path=repro.with_suffix(".log"), info=info))
     write_json(store.path(fid, "status.json"), info)
     return info
+
+
+def _said(info: dict) -> str:
+    return f"exit {info.get('repro_exit')}: {info.get('repro_says')}"
+
+
+def fall_back(repro: Path, short: str, short_info: dict, case: Case, key: BucketKey, detail: str, runs: int,
+              timeout_s: float, should_stop) -> dict:
+    """The pruned short file never showed the bug in a fresh process: try the short file of the
+    minimised program as it is (what the renderer pruned may be what the bug needs), then the
+    long form (the campaign's own judge). The first that shows it is the repro; where none does,
+    the pruned short file stays (the others buy nothing) and the status says what each printed.
+    Returns the status fields to update."""
+    said = {"short": _said(short_info)}
+    for form in ("short-full", "long"):
+        text = render_repro(case, key, detail, form=form)
+        if form == "short-full" and (text == short or not is_short(text)):
+            continue
+        write_atomic(repro, text)
+        got = confirm_repro(repro, runs, timeout_s, should_stop)
+        if got["confirmed"] is not False or got.get("flaky"):  # it shows (or the check was cut short)
+            return {**got, "repro_form": "short" if is_short(text) else "long", "unpruned": form == "short-full",
+                    **{f"{k}_said": v for k, v in said.items()}}
+        said["full" if form == "short-full" else "long"] = _said(got)
+    write_atomic(repro, short)
+    return {f"{k}_said": v for k, v in said.items() if k != "short"}
 
 
 def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False) -> dict:

@@ -223,9 +223,11 @@ def short_spec(case: Case, key: BucketKey, detail: str):
                 max_events=_max_events)
 
 
-def _short(case: Case, key: BucketKey, detail: str) -> str | None:
+def _short(case: Case, key: BucketKey, detail: str, prune: bool = True) -> str | None:
     from .shortrepro import render_short
-    return render_short(short_spec(case, key, detail))
+    spec = short_spec(case, key, detail)
+    spec.prune = prune
+    return render_short(spec)
 
 
 def _case_line(case: Case) -> str:
@@ -235,11 +237,15 @@ def _case_line(case: Case) -> str:
 
 
 def render_repro(case: Case, key: BucketKey, detail: str, form: str = "short") -> str:
-    """The short form where it can express the case (``form="short"``), else the long form."""
+    """The short form where it can express the case, else the long form.
+
+    form: ``short`` (dead statements, unused parameters and state pruned), ``short-full`` (the
+    minimised program as it is: what the minimiser kept may be what the bug needs, so this is the
+    fallback when the pruned file does not reproduce) or ``long``."""
     from .passes import drop_unused_symbols
     case = next(drop_unused_symbols(case), case)
-    if form == "short":
-        text = _short(case, key, detail)
+    if form in ("short", "short-full"):
+        text = _short(case, key, detail, prune=form == "short")
         if text is not None:
             return text
     return render_long(case, key, detail)

@@ -71,6 +71,7 @@ class Spec:
     config: tuple = ()          # (name, value) of torch._dynamo.config the case compiles under
     max_events: int | None = None  # compile events the call schedule may cost (recompile checks)
     hang_s: int = HANG_S        # a hang's short form: how long the child's calls may take
+    prune: bool = True          # drop dead statements, unused parameters, state and globals
 
 
 # ---- the embedded case ---------------------------------------------------------------------------
@@ -199,16 +200,20 @@ def _caller_actions(spec: Spec) -> tuple[set, list | None]:
 
 def _caller_input_write(spec: Spec) -> list[str]:
     """The caller's write between forward and backward, as the campaign makes it: the first float
-    tensor input times 2 under no_grad, unless its elements overlap (an expanded input)."""
+    tensor input (an alias has its base's dtype) times 2 under no_grad, unless its elements overlap
+    (an expanded input). An input the program never reads is not in the file: writing it changes
+    nothing the program sees, so there is no line."""
     names = [s[0] for s in spec.inputs if s[0] not in spec.skip]
     for s in spec.inputs:
         info = s[4] if len(s) > 4 else {}
-        if info.get("kind", "tensor") != "tensor" or not getattr(torch, s[2]).is_floating_point:
+        kind = info.get("kind", "tensor")
+        dtype = spec.inputs[info["of"]][2] if kind == "alias" else s[2]
+        if kind not in ("tensor", "alias") or not getattr(torch, dtype).is_floating_point:
             continue
-        if s[0] in spec.skip or info.get("kind") == "alias" or any(
-                len(o) > 4 and o[4].get("kind") == "alias" for o in spec.inputs):
-            raise _Unsupported("caller write into an unused or aliased input")
-        if s[3] == "expanded":
+        if s[0] in spec.skip:
+            return []
+        layout = spec.inputs[info["of"]][3] if kind == "alias" else s[3]
+        if layout == "expanded":
             return []
         return ["with torch.no_grad():  # the caller writes an input between forward and backward",
                 f"    xs[{names.index(s[0])}].mul_(2)"]
@@ -241,6 +246,7 @@ class _Ctx:
     arg: str            # the argument of inputs() for the fp32 runs
     a64: str            # ... for the fp64 run
     leaves: str = "out"  # the expression listing a call's outputs ``out`` (``_leaves``)
+    fn_src: str = ""    # the program as the file has it
     pre: list = field(default_factory=list)  # per-call caller settings made before the call
 
     @property
@@ -324,6 +330,20 @@ def _drop_unused_state(src: str) -> tuple[str, set]:
     return "\n".join(kept) + "\n", dead
 
 
+def _loss(ctx: _Ctx) -> list[str]:
+    """``outs``, what backward starts from, as the campaign's loss: every output carrying grad,
+    and every input a program writing in place left with autograd history (a compiled backward
+    covers it, so eager's must too)."""
+    lines = [f"outs = {_tensors(ctx.leaves, ' and o.requires_grad')}"]
+    if _INPLACE.search(ctx.fn_src):
+        lines.append("outs += [x for x in xs if isinstance(x, torch.Tensor) and x.grad_fn is not None]"
+                     "  # inputs written in place")
+    return lines
+
+
+_INPLACE = re.compile(r"\w_\(|\bout=")
+
+
 def _weights_seed(ctx: _Ctx) -> str:
     seed = ctx.spec.calls[0][1]
     if ctx.per_call:
@@ -351,14 +371,16 @@ def _render(spec: Spec) -> str:
     values = sym in ("numeric", "gradient", "mutation") and not gstate
     if sym == "gradient" and "grad" not in modes:
         raise _Unsupported("gradients under no_grad")
-    fn_src = prune(spec.fn_src).replace("the runtime sets it before each call", "inputs() sets it before each call")
+    fn_src = (prune(spec.fn_src) if spec.prune else spec.fn_src).replace(
+        "the runtime sets it before each call", "inputs() sets it before each call")
     names = [x[0] for x in spec.inputs]
     aliased = {names[x[4]["of"]] for x in spec.inputs if len(x) > 4 and x[4].get("kind") == "alias"}
-    unused = [n for n in unused_params(fn_src) if n not in aliased and n in names]
+    unused = [n for n in unused_params(fn_src) if n not in aliased and n in names] if spec.prune else []
     fn_src = _drop_params(fn_src, unused)
     fn_src, unread = _drop_unread_globals(fn_src)
-    fn_src, dead_state = _drop_unused_state(fn_src)
-    unread += [p for p, _s, _d, _k in spec.state if p.rsplit(".", 1)[-1] in dead_state]
+    if spec.prune:
+        fn_src, dead_state = _drop_unused_state(fn_src)
+        unread += [p for p, _s, _d, _k in spec.state if p.rsplit(".", 1)[-1] in dead_state]
     spec.skip = unused + unread
     leaves = _leaves(fn_src)
     random = bool(_RANDOM.search(fn_src))
@@ -375,7 +397,9 @@ def _render(spec: Spec) -> str:
         (', enabled="autocast" in CALLER[call])' if per_caller else ")") if "autocast" in caller else ""
 
     def when(action: str, lines: list) -> list:  # an action only some calls take
-        return lines if not per_caller else [f"if {action!r} in CALLER[call]:"] + ["    " + ln for ln in lines]
+        if not per_caller or not lines:
+            return lines
+        return [f"if {action!r} in CALLER[call]:"] + ["    " + ln for ln in lines]
     mode_ctx = "MODES[call]()" if per_mode else {"no_grad": "torch.no_grad()",
                                                   "inference": "torch.inference_mode()"}.get(modes[0])
     writes = []
@@ -391,7 +415,7 @@ def _render(spec: Spec) -> str:
         pre.append('MODEL.train("eval" not in CALLER[call])')
     arg = "call" if many else ""
     ctx = _Ctx(spec, many, per_call, reseed, ", ".join(filter(None, [mode_ctx, autocast])) or None, writes,
-               arg, ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""])), leaves, pre)
+               arg, ", ".join(filter(None, [arg, "fp64=True" if fp64 else ""])), leaves, fn_src, pre)
 
     safe_title = spec.title.replace("\\", "/").replace('"""', "'''")  # a docstring stays one
     head = [f'"""{safe_title}', "",
@@ -530,8 +554,7 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
         return helpers, check, []
     if sym == "gradient":
         helpers = ctx.helper("grads", "backward of sum(out * w) with fixed weights k/64", ["out = f(*xs)"],
-                             ctx.writes + [
-                                 f"outs = {_tensors(ctx.leaves, ' and o.requires_grad')}",
+                             ctx.writes + _loss(ctx) + [
                                  "ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
                                  f"{_weights_seed(ctx)})) / 64).to(o) for i, o in enumerate(outs)]",
                                  "torch.autograd.backward(outs, grad_tensors=ws)",
@@ -588,9 +611,8 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
     # a crash, an error only eager raises, a hang or a segfault: eager runs the whole call
     # (backward too), compiled raises, returns where eager raised, hangs or kills the process
     post = list(ctx.writes)
-    if rg:
-        post += [f"outs = {_tensors(ctx.leaves, ' and o.requires_grad')}",
-                 "torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"]
+    if rg or "MODEL" in ctx.fn_src:  # backward whenever an output carries grad (a model's parameters too)
+        post += _loss(ctx) + ["torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])"]
     helpers = ctx.helper("run", "", ["out = f(*xs)"], post) if post or not ctx.plain else []
 
     def run(f):

@@ -183,26 +183,33 @@ def test_every_bucket_has_a_confirmed_repro_at_the_end_of_a_timed_campaign(tmp_p
     assert s["confirmed_buckets"] == len(s["buckets"]) and s["unconfirmed_buckets"] == []
 
 
-@pytest.mark.parametrize("long_reproduces", [True, False])
-def test_the_long_form_replaces_the_short_one_only_where_it_reproduces(tmp_path, monkeypatch, long_reproduces):
-    """A short repro that says OK in every fresh process gives way to the long form when that
-    one shows the bug; when neither does, the readable short file stays, and the status says
-    what each form printed."""
+@pytest.mark.parametrize("shows", ["short-full", "long", None])
+def test_a_short_repro_that_never_shows_the_bug_gives_way_only_to_one_that_does(tmp_path, monkeypatch, shows):
+    """A pruned short repro that says OK in every fresh process gives way to the short file of
+    the minimised program as it is, then to the long form, whichever first shows the bug; where
+    none does, the readable pruned file stays, the status says what each form printed, and the
+    report says it was not reproduced on its own."""
     store, fid = _store_with_finding(tmp_path / "c")
     monkeypatch.setattr(pipeline_mod, "render_repro",
-                        lambda case, key, detail, form="short": f"# {form} form\ndef inputs():\n    pass\n")
+                        lambda case, key, detail, form="short": f"# {form} form\n" + (
+                            "INPUTS = []\n" if form == "long" else "def inputs():\n    pass\n"))
 
     def run(path, timeout_s=600.0, should_stop=None):
-        long = Path(path).read_text().startswith("# long")
-        return (1, "BUG: long says so") if long and long_reproduces else (0, "OK: compiled matches eager")
+        form = Path(path).read_text().split()[1]
+        return (1, f"BUG: {form} says so") if form == shows else (0, "OK: compiled matches eager")
     monkeypatch.setattr(pipeline_mod, "run_repro", run)
     info = finish_finding(store, fid, None, minimize=False, budget_s=1, timeout_s=10)
     text = store.path(fid, "repro.py").read_text()
     status = json.loads(store.path(fid, "status.json").read_text())
-    if long_reproduces:
-        assert text.startswith("# long") and info["repro_form"] == "long" and info["confirmed"] is True
-        assert status["short_said"] == "exit 0: OK: compiled matches eager"
+    ok = "exit 0: OK: compiled matches eager"
+    assert text.startswith(f"# {shows or 'short'} form")
+    if shows:
+        assert status["short_said"] == ok
+    if shows == "short-full":
+        assert info["repro_form"] == "short" and info["unpruned"] and info["confirmed"] is True
+    elif shows == "long":
+        assert info["repro_form"] == "long" and info["confirmed"] is True and status["full_said"] == ok
     else:
-        assert text.startswith("# short") and info["repro_form"] == "short" and info["confirmed"] is False
-        assert status["long_said"] == "exit 0: OK: compiled matches eager"
-    assert ("Not reproduced on its own" in store.path(fid, "report.md").read_text()) is not long_reproduces
+        assert text.startswith("# short form") and info["repro_form"] == "short" and info["confirmed"] is False
+        assert status["full_said"] == ok and status["long_said"] == ok
+    assert ("Not reproduced on its own" in store.path(fid, "report.md").read_text()) is (shows is None)

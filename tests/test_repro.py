@@ -448,3 +448,24 @@ def test_a_long_title_is_cut_at_a_word_boundary():
     assert cut.endswith(" ...") and len(cut) <= 124 and text.startswith(cut[:-4]) and text[len(cut) - 4] == " "
     assert clip("short detail") == "short detail"
     assert clip("x" * 200) == "x" * 120 + " ..."  # no space to cut at: the plain cut, marked
+
+
+def test_the_callers_input_write_lands_where_the_campaign_makes_it(tmp_path):
+    """The campaign writes the first float tensor input between forward and backward; an alias
+    has its base's dtype, so an int8 base and its view are passed over. The short file writes the
+    same input (here x2, which x2 * x2 saves, so eager itself then fails in backward, as in the
+    campaign); where that input is one the program never reads, there is no write at all."""
+    i8 = TensorType(("s0",), "int8")
+    inputs = (Input("x0", i8), Input("x1", i8, kind="alias", alias_of="x0", view="same"),
+              Input("x2", F32, requires_grad=True))
+    prog = Program(inputs, (Assign("v0", "torch.mul", "torch.mul({0}, {0}) + {1}", (Ref("x2"), Ref("x1")), F32),),
+                   ("v0",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0, caller=("mutate_input",)),))
+    key = BucketKey("runtime-crash", "runtime", "RuntimeError: planted fault")
+    text = render_repro(case.with_compile(backend="eager"), key, "d")
+    assert is_short(text) and "xs[2].mul_(2)" in text, text
+    code, out = _exit_of(tmp_path / "write.py", text)
+    assert code == 1 and "modified by an inplace operation" in out, out
+    unread = dataclasses.replace(prog, body=(Assign("v0", "torch.exp", "torch.exp({0}.float())", (Ref("x1"),), F32),))
+    text = render_repro(dataclasses.replace(case, program=unread).with_compile(backend="eager"), key, "d")
+    assert is_short(text) and "mul_(2)" not in text and "x2" not in text.split("# fuzzcomp-case")[0], text

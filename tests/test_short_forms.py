@@ -261,3 +261,38 @@ def test_calls_that_differ_in_sizes_and_seeds_share_one_inputs_block(tmp_path):
         assert "CALLS = ((4, 2, 7), (6, 3, 8), (9, 2, 9))  # per call: the size s0, n, the values' seed" in text, text
         assert "if call ==" not in text and "[3:].view(s0, 5)" in text and "(s0, 10)" in text, text
     _both_ways(tmp_path, case, key, "fuzzcomp.planted:perturb_add", "call 0: compiled output differs", check=check)
+
+
+def test_the_unpruned_short_form_keeps_what_the_minimiser_kept(tmp_path):
+    """The pruned short file drops a dead statement and an unused parameter; the ``short-full``
+    form (the fallback when the pruned file does not reproduce) keeps the minimised program as
+    it is, and still runs both ways."""
+    prog = Program((Input("x0", F32), Input("x1", F32)),
+                   (Assign("v9", "torch.cos", "torch.cos({0})", (Ref("x0"),), F32),
+                    Assign("v8", "torch.sin", "torch.sin({0})", (Ref("x0"),), F32),
+                    Assign("v0", "torch.mul", "torch.mul({0}, 2.0)", (Ref("x0"),), F32)), ("v0",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((3,), 0),))
+    key = BucketKey("numeric", "inductor", "output values")
+    pruned = render_repro(case, key, "detail")
+    full = render_repro(case, key, "detail", form="short-full")
+    assert is_short(pruned) and is_short(full)
+    assert "torch.sin" not in pruned and "def fn(x0):" in pruned, pruned
+    assert "v8 = torch.sin(x0)" in full and "def fn(x0, x1):" in full and "x1 = " in full, full
+    for backend, want in (("fuzzcomp.planted:perturb_mul", 1), ("eager", 0)):
+        rc, last, out = _run(tmp_path / f"{want}.py", render_repro(case.with_compile(backend=backend), key, "d",
+                                                                    form="short-full"))
+        assert rc == want, out
+
+
+def test_backward_starts_from_inputs_written_in_place_as_the_campaigns_loss_does(tmp_path):
+    """The program writes x0 into x1 in place and returns something without grad: the campaign's
+    loss reaches x1 (it carries autograd history), so x0's gradient is judged. The short file
+    starts backward there too, and a planted wrong gradient shows; eager stays silent."""
+    x = (Input("x0", F32, requires_grad=True), Input("x1", F32))
+    prog = Program(x, (Assign("v0", "torch.mul_", "{1}.mul_({0})", (Ref("x0"), Ref("x1")), F32),
+                       Assign("v1", "torch.zeros_like", "torch.zeros_like({0})", (Ref("x1"),), F32)),
+                   ("v1",), ("s0",))
+    case = dataclasses.replace(generate(0), program=prog, calls=(Call((4,), 0),))
+    key = BucketKey("gradient", "autograd", "input values")
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:wrong_gradient", "compiled gradients differ",
+               check=lambda t: "# inputs written in place" in t)

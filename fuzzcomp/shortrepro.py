@@ -107,8 +107,8 @@ def _compile_args(spec: Spec) -> str:
 
 def _tol(spec: Spec) -> float | None:
     """``same``'s tol raised to the campaign's floor (4 eps, ``tol/10`` in ``same``), if above 1e-4.
-    Not for the caller's autocast: ``same`` then compares both runs' errors against the fp64 run
-    (which autocast leaves in float64), and a bfloat16 tol would pass any error below 30%."""
+    At a half-precision floor (tol of 0.01 or more) the file checks with ``close`` instead: ``same``
+    tries allclose at that tol first, which would pass any error below 30% for bfloat16."""
     dtypes = {s[2] for s in spec.inputs} | {d for d in _EPS if f"torch.{d}" in spec.fn_src}
     eps = max([spec.floor_eps, _EPS["float32"] * max(1, spec.reduce_n) ** 0.5] +
               [_EPS[d] for d in dtypes if d in ("float16", "bfloat16")])
@@ -488,11 +488,36 @@ def _render(spec: Spec) -> str:
     return text
 
 
+def close_helper(floor: float) -> list[str]:
+    """``close(ref, res, fp64)``: ``same``'s fp64 rule (compiled's RMS error against the fp64 run at
+    most 3x eager's, plus the campaign's floor) without the allclose ``same`` tries first, which
+    at a half-precision tol would pass any error below 30%."""
+    return [
+        "def close(r, c, f):  # same()'s fp64 rule: compiled's RMS error vs fp64 within 3x eager's + FLOOR",
+        "    if isinstance(r, dict):",
+        "        return r.keys() == c.keys() and all(close(r[k], c[k], f[k]) for k in r)",
+        "    if isinstance(r, (list, tuple)):",
+        "        return len(r) == len(c) and all(map(close, r, c, f))",
+        "    if not (isinstance(r, torch.Tensor) and r.is_floating_point()) or same(r, c, fp64_ref=f, equal_nan=True):",
+        "        return same(r, c, fp64_ref=f, equal_nan=True)",
+        "    if c.shape != r.shape or c.dtype != r.dtype or (~c.isfinite() & f.isfinite() & r.isfinite()).any():",
+        "        return False  # compiled is non-finite where eager and fp64 are finite",
+        "    ok = f.isfinite() & r.isfinite()",
+        "    err = [(t.double() - f)[ok].square().mean().sqrt().item() if ok.any() else 0.0 for t in (r, c)]",
+        f"    return err[1] <= 3 * err[0] + {floor:.3g}  # FLOOR: 4 eps of the program's coarsest float type",
+        "", ""]
+
+
 def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
     """(helper lines, check lines of one call, lines before ``compiled = ...``) for the symptom."""
     spec, a64 = ctx.spec, ctx.a64
     tol = _tol(spec)
     same_args = ", equal_nan=True" + (f", tol={tol:.3g}" if tol else "")
+    coarse = bool(tol and tol >= 1e-2 and fp64)  # a half-precision floor: close(), not a loose same()
+    helpers0 = close_helper(tol / 10) if coarse else []
+
+    def fp64_check(a="ref", b="res"):
+        return f"if not close({a}, {b}, fp64):" if coarse else f"if not same({a}, {b}, fp64_ref=fp64{same_args}):"
     call_word = "call {call}: " if ctx.many else ""
 
     def bug(msg):
@@ -503,8 +528,7 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
         def run(f, a=None):
             return ctx.call("run" if helpers else None, f, a)
         if fp64:
-            check = [f"ref, fp64, res = {run('fn')}, {run('fn', a64)}, {run('compiled')}",
-                     f"if not same(ref, res, fp64_ref=fp64{same_args}):",
+            check = [f"ref, fp64, res = {run('fn')}, {run('fn', a64)}, {run('compiled')}", fp64_check(),
                      bug("compiled output differs from eager beyond the fp64 reference's error"),
                      "    raise SystemExit(1)"]
         else:  # no float input: the fp64 run would be eager again
@@ -518,7 +542,7 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
                       "    if bad.any():",
                       '        print(f"BUG: compiled gives {b[m][bad][0]} where eager gives {a[m][bad][0]}")',
                       "        raise SystemExit(1)"]
-        return helpers, check, []
+        return helpers0 + helpers, check, []
     if gstate:
         # the program changes a torch global (grad mode, deterministic algorithms, the default
         # dtype): the state after the call is the check, reset to the starting state after it
@@ -545,13 +569,13 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
                              [f"return {' + '.join(after)}"])
         if fp64:
             check = [f"ref, fp64, res = {ctx.call('run', 'fn')}, {ctx.call('run', 'fn', a64)}, {ctx.call('run', 'compiled')}",
-                     f"if not same(ref, res, fp64_ref=fp64{same_args}):"]
+                     fp64_check()]
         else:
             check = [f"ref, res = {ctx.call('run', 'fn')}, {ctx.call('run', 'compiled')}",
                      f"if not same(ref, res{same_args}):"]
         check += [bug(f"{what} holds other values after the compiled call than after eager"),
                   "    raise SystemExit(1)"]
-        return helpers, check, []
+        return helpers0 + helpers, check, []
     if sym == "gradient":
         helpers = ctx.helper("grads", "backward of sum(out * w) with fixed weights k/64", ["out = f(*xs)"],
                              ctx.writes + _loss(ctx) + [
@@ -563,10 +587,10 @@ def _check(ctx: _Ctx, sym: str, gstate: bool, fp64: bool, rg: list):
                  f"{ctx.call('grads', 'compiled')}",
                  "# a grad eager leaves None and compiled gives as zeros is a known, accepted difference",
                  "res = [None if e is None and r is not None and not r.ne(0).any() else r for e, r in zip(ref, res)]",
-                 f"if not same(ref, res, fp64_ref=fp64{same_args}):",
+                 fp64_check(),
                  bug("compiled gradients differ from eager beyond the fp64 reference's error"),
                  "    raise SystemExit(1)"]
-        return helpers, check, []
+        return helpers0 + helpers, check, []
     if sym == "aliasing":
         if spec.signature.startswith("alias meta"):
             # what autograd believes of each output: an output sharing an input's storage that is

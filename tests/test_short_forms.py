@@ -296,3 +296,25 @@ def test_backward_starts_from_inputs_written_in_place_as_the_campaigns_loss_does
     key = BucketKey("gradient", "autograd", "input values")
     _both_ways(tmp_path, case, key, "fuzzcomp.planted:wrong_gradient", "compiled gradients differ",
                check=lambda t: "# inputs written in place" in t)
+
+
+_SCALING = '''
+def scale_outputs(gm, example_inputs):
+    """A planted fault: every float output comes back 5% too large."""
+    def run(*args):
+        return tuple(o * 1.05 if o.is_floating_point() else o for o in gm.forward(*args))
+    return run
+'''
+
+
+def test_a_half_precision_program_is_judged_without_a_loose_allclose(tmp_path):
+    """A bfloat16 program: the campaign's floor is 4 bfloat16 epsilons, and same() at the matching
+    tol (0.31) would first try allclose at 31% and pass a 5% error. The file checks with close()
+    (same's fp64 rule, no allclose shortcut): the planted 5% error shows, and eager is silent."""
+    (tmp_path / "scaling.py").write_text(_SCALING)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    bf = TensorType(("s0",), "bfloat16")
+    case = _case("torch.mul({0}, 2)", [Call((64,), 0)], (Input("x0", bf),), out=bf)
+    key = BucketKey("numeric", "inductor", "output values")
+    _both_ways(tmp_path, case, key, "scaling:scale_outputs", "compiled output differs", env=env,
+               check=lambda t: "def close(r, c, f):" in t and "if not close(ref, res, fp64):" in t and "tol=" not in t)

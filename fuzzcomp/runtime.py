@@ -32,14 +32,18 @@ def _base_values(shape, dtype, seed, perturb, draw, perturb_floor=0.0):
         return torch.randint(0, 2, shape, generator=g).to(dt)
     if dt.is_floating_point:
         t = (torch.rand(shape, generator=g, dtype=torch.float64) * 4 - 2).to(dt)
-        if perturb:
-            g2 = torch.Generator().manual_seed(seed * 1_000_003 + draw + 1)
-            noise = torch.rand(shape, generator=g2, dtype=torch.float64) * 2 - 1
-            eps = max(torch.finfo(dt).eps, perturb_floor)
-            t = (t.double() * (1 + perturb * eps * noise)).to(dt)
-        return t
+        return _jitter(t, seed, perturb, draw, perturb_floor) if perturb else t
     lo = 0 if dtype == "uint8" else -8
     return torch.randint(lo, 9, shape, generator=g).to(dt)
+
+
+def _jitter(t, seed, perturb, draw, perturb_floor=0.0):
+    """``t`` with each element moved by a relative ``perturb`` machine epsilons (noise seeded
+    by ``seed`` and ``draw``), in its own dtype."""
+    g2 = torch.Generator().manual_seed(seed * 1_000_003 + draw + 1)
+    noise = torch.rand(t.shape, generator=g2, dtype=torch.float64) * 2 - 1
+    eps = max(torch.finfo(t.dtype).eps, perturb_floor)
+    return (t.double() * (1 + perturb * eps * noise)).to(t.dtype)
 
 
 def salt_special(t, seed):
@@ -63,6 +67,7 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
 
     upcast: float tensors become float64 holding the same values (the fp64 reference).
     perturb: relative noise of ``perturb`` machine epsilons on float values (``draw`` picks the noise);
+    an expanded input is then materialised, each of its copies moved on its own;
     ``perturb_floor``: an epsilon no finer than this (a call under autocast computes in bfloat16).
     special: float values salted with special values (``salt_special``).
     """
@@ -87,6 +92,11 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
     if layout == "sliced":
         return base[..., ::2]
     if layout == "expanded":
+        if perturb and base.dtype.is_floating_point:
+            # the copies of a broadcast input are equal only by construction: a perturbed run moves
+            # each copy on its own, so a result exact only because the copies agree (a norm over
+            # equal rows) shows as ill-conditioned, not as the compiler's error
+            return _jitter(base.expand(shape), seed + 7, perturb, draw, perturb_floor)
         return base.expand(shape)
     if layout == "offset":
         return base[3:].view(shape)

@@ -46,6 +46,20 @@ def _jitter(t, seed, perturb, draw, perturb_floor=0.0):
     return (t.double() * (1 + perturb * eps * noise)).to(t.dtype)
 
 
+def _perturbed_copies(shape, base_shape, dtype, seed, perturb, draw, special, perturb_floor):
+    """A perturbed run's expanded float input, materialised. The copies of a broadcast input are
+    equal only by construction, so each copy moves on its own (once, by ``perturb`` epsilons, as
+    every other input's elements do): a result exact only because the copies agree (a norm over
+    equal rows) then shows as ill-conditioned, not as the compiler's error. Special values stay
+    exactly where and what the unperturbed input has them."""
+    row = _base_values(base_shape, dtype, seed, 0.0, 0)
+    out = _jitter(row.expand(shape), seed, perturb, draw, perturb_floor)
+    if special:
+        salted = salt_special(row, seed)
+        out = torch.where((salted != row).expand(shape), salted.expand(shape), out)
+    return out
+
+
 def salt_special(t, seed):
     """About a third of the elements of a float tensor replaced (seeded) by special values:
     NaN, +-inf, -0.0, +0.0, +-the largest finite value and +-the smallest normal (no subnormals:
@@ -81,6 +95,9 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
         base_shape[0] = 1
     elif layout == "offset":
         base_shape = [math.prod(shape) + 3]
+    if layout == "expanded" and perturb and getattr(torch, dtype).is_floating_point:
+        t = _perturbed_copies(shape, tuple(base_shape), dtype, seed, perturb, draw, special, perturb_floor)
+        return (t.to(torch.float64) if upcast else t).to(device)
     base = _base_values(tuple(base_shape), dtype, seed, perturb, draw, perturb_floor)
     if special:
         base = salt_special(base, seed)
@@ -92,11 +109,6 @@ def make_input(shape, dtype, layout="contiguous", seed=0, device="cpu", upcast=F
     if layout == "sliced":
         return base[..., ::2]
     if layout == "expanded":
-        if perturb and base.dtype.is_floating_point:
-            # the copies of a broadcast input are equal only by construction: a perturbed run moves
-            # each copy on its own, so a result exact only because the copies agree (a norm over
-            # equal rows) shows as ill-conditioned, not as the compiler's error
-            return _jitter(base.expand(shape), seed + 7, perturb, draw, perturb_floor)
         return base.expand(shape)
     if layout == "offset":
         return base[3:].view(shape)

@@ -328,3 +328,23 @@ def test_a_norm_over_equal_copies_of_a_broadcast_input_is_ill_conditioned_not_a_
                       (Assign("v0", "torch.mul", "torch.mul({0}, 3.0)", (Ref("x1"),), sq),), ("v0",), ())
     _, verdicts = check(case(planted, "fuzzcomp.planted:perturb_mul", sizes=((),)), QUICK)
     assert "numeric" in {v.symptom for v in verdicts}, verdicts
+
+
+def test_a_perturbed_expanded_input_moves_each_copy_once_and_keeps_its_special_values():
+    """Each copy moves on its own, by at most the perturbation's epsilons (not the base's jitter
+    and the copy's on top), and NaN, infinities, signed zeros and extremes stay where and what the
+    unperturbed input has them (a largest float moved up would overflow)."""
+    from fuzzcomp.execute import PERTURB_EPS
+    from fuzzcomp.runtime import make_input
+    eps = torch.finfo(torch.float32).eps
+    a = make_input((4, 3), "float32", "expanded", 5)
+    b = make_input((4, 3), "float32", "expanded", 5, perturb=PERTURB_EPS, draw=1)
+    assert a.stride()[0] == 0 and b.stride()[0] != 0 and len({tuple(r.tolist()) for r in b}) == 4
+    assert float(((b.double() - a.double()).abs() / a.double().abs()).max()) <= PERTURB_EPS * eps * 1.1
+    for seed in range(6):
+        c = make_input((4, 3), "float32", "expanded", seed, special=True)
+        d = make_input((4, 3), "float32", "expanded", seed, perturb=PERTURB_EPS, draw=1, special=True)
+        fi = torch.finfo(torch.float32)
+        sp = ~c.isfinite() | (c == 0) | (c.abs() == fi.max) | (c.abs() == fi.tiny)
+        assert torch.equal(c[sp].nan_to_num(), d[sp].nan_to_num()) and torch.equal(c[sp].signbit(), d[sp].signbit())
+        assert d[~sp].isfinite().all()

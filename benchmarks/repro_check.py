@@ -38,11 +38,12 @@ def check(d: Path, out: Path, runs: int, timeout_s: float) -> dict:
     key = BucketKey.from_json(json.loads((d / "finding.json").read_text())["bucket"])
     case = case_from_json(m["case"])
     detail = m.get("detail", "")
-    small = next(drop_unused_symbols(case), case)
-    _, why = short_or_reason(short_spec(small, key, detail))
     path = out / f"{d.name}.py"
     short = render_repro(case, key, detail)
     path.write_text(short)
+    why = ""
+    if not is_short(short):  # why the renderer could not say it (a second render, only then)
+        _, why = short_or_reason(short_spec(next(drop_unused_symbols(case), case), key, detail))
     row = {"id": d.name, "bucket": key.slug(), "form": "short" if is_short(short) else "long",
            "why_long": why, **confirm_repro(path, runs, timeout_s)}
     if row["form"] == "short" and row["confirmed"] is False and not row.get("flaky"):

@@ -181,7 +181,7 @@ def input_lines(spec, entry, values: bool, tab: Table | None = None) -> Built:
         return [tab.dim(d) for d in shape] if tab is not None else [env[d] if isinstance(d, str) else d for d in shape]
 
     def shown(concrete, shape):  # the shape comment: this call's, or the block's names
-        return dims(text_shape(shape)).replace("'", "") if tab is not None else str(tuple(concrete))
+        return dims(text_shape(shape)) if tab is not None else str(tuple(concrete))
     for i, (path, shape, dtype, kind) in enumerate(spec.state):  # module state: seeded before each call
         if path in spec.skip:
             continue
@@ -298,9 +298,11 @@ def _tail(spec, extra: dict, built: Built, names: list, ind: str) -> list:
     return body + [f"{ind}return [{', '.join(names)}]"]
 
 
-def _one_block(spec, values: bool, names: list, seeds_table: bool):
-    """(table line, unpack lines, body, built of call 0, seeded) where one block, with what
-    changes between calls taken from a table, builds every call's inputs bitwise; else None."""
+def _one_block(spec, values: bool, names: list, seeds_table: bool, out: list, body: list,
+               fp64: bool) -> Inputs | None:
+    """``inputs(call)`` as one block, what changes between calls taken from a ``CALLS`` table
+    (``out``: the ``def`` line, ``body``: the lines before the inputs), where that block builds
+    every call's inputs bitwise; else None."""
     calls = spec.calls
     extras = [c[2] if len(c) > 2 else {} for c in calls]
     columns: list[tuple[str, list]] = []  # (name, value per call) of what changes
@@ -357,7 +359,10 @@ def _one_block(spec, values: bool, names: list, seeds_table: bool):
         unpack = [f"    {', '.join(n for n, _ in used)} = CALLS[call]"]
     if seeded and seeds_table:
         unpack.append("    seed = SEEDS[call]  # the values' seed")
-    return table, unpack, blocks[0], built0, seeded and seeds_table
+    gnames = list(dict.fromkeys(built0.globals))
+    head = [f"    global {', '.join(gnames)}  # the program's globals: set before each call"] if gnames else []
+    return Inputs(out + head + body + unpack + blocks[0], table, built0.rg, fp64, built0.salt,
+                  seeded and seeds_table)
 
 
 def inputs_fn(spec, values: bool, seeds_table: bool = False) -> Inputs:
@@ -377,18 +382,12 @@ def inputs_fn(spec, values: bool, seeds_table: bool = False) -> Inputs:
     if fp64:
         body += ["    def up(t):  # the fp64 reference runs on the same values in float64",
                  "        return t.double() if fp64 else t", ""]
-    one = _one_block(spec, values, names, seeds_table) if many else None
-    if one is not None:
-        table, unpack, block, built, seeds = one
-        gnames = list(dict.fromkeys(built.globals))
-        head = [f"    global {', '.join(gnames)}  # the program's globals: set before each call"] if gnames else []
-        single = Inputs(out + head + body + unpack + block, table, built.rg, fp64, built.salt, seeds)
-        blocks = _per_call(spec, values, names, out, body, fp64)
-        # the table costs its lines and two blank ones after it
-        if len(single.lines) + len(table) + 2 * bool(table) < len(blocks.lines):
-            return single
-        return blocks
-    return _per_call(spec, values, names, out, body, fp64)
+    blocks = _per_call(spec, values, names, out, body, fp64)
+    single = _one_block(spec, values, names, seeds_table, out, body, fp64) if many else None
+    # the table costs its lines and two blank ones after it
+    if single is not None and len(single.lines) + len(single.table) + 2 * bool(single.table) < len(blocks.lines):
+        return single
+    return blocks
 
 
 def _per_call(spec, values: bool, names: list, out: list, body: list, fp64: bool) -> Inputs:

@@ -388,7 +388,8 @@ def _render(spec: Spec) -> str:
     per_mode = len(set(modes)) > 1
     per_seed = random and len(set(seeds)) > 1
     per_call = per_mode or per_seed or bool(per_caller) or (many and sym == "gradient")
-    ins = inputs_fn(spec, values, seeds_table=per_seed or (per_call and sym == "gradient"))
+    seeds_table = per_seed or (per_call and sym == "gradient")  # a SEEDS table: random numbers, weights
+    ins = inputs_fn(spec, values, seeds_table=seeds_table)
     inputs_lines, rg, fp64, salt = ins.lines, ins.rg, ins.fp64, ins.salt
     if sym == "gradient" and not rg:
         raise _Unsupported("no input requires grad")
@@ -460,7 +461,7 @@ def _render(spec: Spec) -> str:
         tables.append(f"MODES = ({', '.join(_MODE_CTX[m] for m in modes)},)  # the grad mode of each call")
     if per_caller:
         tables.append(f"CALLER = {tuple(per_caller)!r}  # what the caller does around each call")
-    if per_seed or (per_call and sym == "gradient") or ins.seeds:
+    if seeds_table:
         uses = ["input values"] * ins.seeds + ["random numbers"] * per_seed + \
             ["backward weights"] * (per_call and sym == "gradient")
         tables.append(f"SEEDS = {tuple(seeds)!r}  # the seed of each call: {', '.join(uses)}")
@@ -498,8 +499,10 @@ def close_helper(floor: float) -> list[str]:
         "        return r.keys() == c.keys() and all(close(r[k], c[k], f[k]) for k in r)",
         "    if isinstance(r, (list, tuple)):",
         "        return len(r) == len(c) and all(map(close, r, c, f))",
-        "    if not (isinstance(r, torch.Tensor) and r.is_floating_point()) or same(r, c, fp64_ref=f, equal_nan=True):",
+        "    if not (isinstance(r, torch.Tensor) and r.is_floating_point()):",
         "        return same(r, c, fp64_ref=f, equal_nan=True)",
+        "    if same(r, c, fp64_ref=f, equal_nan=True):",
+        "        return True",
         "    if c.shape != r.shape or c.dtype != r.dtype or (~c.isfinite() & f.isfinite() & r.isfinite()).any():",
         "        return False  # compiled is non-finite where eager and fp64 are finite",
         "    ok = f.isfinite() & r.isfinite()",

@@ -12,7 +12,7 @@ run unpinned and the JSON says so). Each arm is a plain ``fuzzcomp run --jobs
 runs exactly the cases the guided arm would draw fresh), then, in the same
 pinned process, one short campaign per planted-fault backend
 (``fuzzcomp.planted``, ``--planted``) to time its first finding
-(``fuzzcomp.bench_campaigns.first_detection``).
+(``fuzzcomp.bench.campaigns.first_detection``).
 
 Printed and written (``OUT/guided_vs_blind.json`` and ``.md``) per arm:
 cases/hour, distinct compiler signals, distinct signals per hour, signals
@@ -32,7 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-from fuzzcomp.bench_campaigns import SLOW_PLANTED, _events, _summary, first_detection, parse_planted
+from fuzzcomp.bench.campaigns import SLOW_PLANTED, _events, _summary, first_detection, parse_planted
 
 ARMS = (("blind", "off"), ("guided", "on"))
 

@@ -16,7 +16,7 @@ its own folder ``OUT/jobs-J`` with the same seed, and reads that campaign's ``su
 - ``startup_s`` = worker start-up summed over workers, ``dropped`` = cases cut at the end.
 
 It prints a table, names the J with the most cases/min, and writes ``OUT/jobs_sweep.json``.
-The default worker count lives in ``fuzzcomp.config.default_jobs``: change it there when a
+The default worker count lives in ``fuzzcomp.base.config.default_jobs``: change it there when a
 sweep on the target machine says another figure is better. Anything after ``--`` goes to
 ``fuzzcomp run`` unchanged (``-- --mode max-autotune``).
 """
@@ -63,7 +63,7 @@ def render(rows: list[dict]) -> str:
     if rows:
         best = max(rows, key=lambda r: r["cases_per_min"])
         lines.append(f"most cases/min: --jobs {best['jobs']} ({best['cases_per_min']:.1f}/min); "
-                     "the default is fuzzcomp.config.default_jobs")
+                     "the default is fuzzcomp.base.config.default_jobs")
     return "\n".join(lines)
 
 

@@ -21,12 +21,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from fuzzcomp.passes import drop_unused_symbols
-from fuzzcomp.pipeline import confirm_repro, fall_back
-from fuzzcomp.repro import render_repro, short_spec
-from fuzzcomp.shortrepro import CASE_PREFIX, is_short, short_or_reason
-from fuzzcomp.store import case_from_json
-from fuzzcomp.triage import BucketKey
+from fuzzcomp.reduce.passes import drop_unused_symbols
+from fuzzcomp.campaign.pipeline import confirm_repro, fall_back
+from fuzzcomp.render.repro import render_repro, short_spec
+from fuzzcomp.render.shortrepro import CASE_PREFIX, is_short, short_or_reason
+from fuzzcomp.findings.store import case_from_json
+from fuzzcomp.findings.triage import BucketKey
 
 
 def _lines(text: str) -> int:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 def _specs_generated(seeds):
     from fuzzcomp.generators.build import generate
-    from fuzzcomp.repro import short_spec
-    from fuzzcomp.triage import BucketKey
+    from fuzzcomp.render.repro import short_spec
+    from fuzzcomp.findings.triage import BucketKey
     for seed in seeds:
         try:
             yield short_spec(generate(seed), BucketKey("numeric", "inductor", "x"), "x")
@@ -29,9 +29,9 @@ def _specs_generated(seeds):
 
 
 def _specs_campaign(folder):
-    import fuzzcomp.store as st
-    from fuzzcomp.repro import short_spec
-    from fuzzcomp.triage import BucketKey
+    import fuzzcomp.findings.store as st
+    from fuzzcomp.render.repro import short_spec
+    from fuzzcomp.findings.triage import BucketKey
     for d in sorted(Path(folder, "findings").glob("*/finding.json")):
         f = json.loads(d.read_text())
         m = d.parent / "minimized.json"
@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--campaign", help="a campaign folder: its findings' minimised cases")
     a = ap.parse_args(argv)
-    from fuzzcomp.shortrepro import short_or_reason
+    from fuzzcomp.render.shortrepro import short_or_reason
     from fuzzcomp.oracles.verdict import SYMPTOMS
     why: dict = {s: Counter() for s in SYMPTOMS}
     ok: Counter = Counter()

@@ -27,7 +27,7 @@ One more item, ``conftest.py::corpus-self-test``, proves the machinery on two
 throwaway scripts (one shows a bug, one does not), so the run is never empty
 and a broken plugin cannot look green. This file imports only pytest and the
 standard library (it does not need fuzzcomp); its header parser mirrors
-``fuzzcomp.corpus.parse_meta``.
+``fuzzcomp.findings.corpus.parse_meta``.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``python -m fuzzcomp`` is the ``fuzzcomp`` command."""
 import sys
 
-from fuzzcomp.cli import main
+from fuzzcomp.cli.parser import main
 
 sys.exit(main())

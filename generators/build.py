@@ -11,7 +11,7 @@ import functools
 
 from dataclasses import dataclass
 
-from . import reach, structure
+from . import reach, structure, structure_inputs
 from .choices import ChoiceStream
 from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
 from .knobs import RANDOM_OPS, weights_for  # noqa: F401  (RANDOM_OPS re-exported)
@@ -69,6 +69,9 @@ class GenConfig:
     # GEMMs/convs big enough for autotuned templates: slow to compile, so off unless the mode
     # autotunes (for_device turns them on there: often on CUDA, rarely on CPU)
     big_matmul_weight: float = 0.0
+    # the device the case runs on: a factory with no tensor to take its device from (a constant
+    # subgraph) names DEVICE, which the runtime and the repros define; "cpu" programs never do
+    device: str = "cpu"
 
     def __post_init__(self):
         # settings files and flags give lists; the config is hashed (weights are cached per config)
@@ -81,6 +84,7 @@ class GenConfig:
         """The campaign's config for a device and mode: fp16/bf16 weighted up and random ops off
         on CUDA; big GEMMs/convs under the max-autotune modes."""
         if device != "cpu":
+            overrides.setdefault("device", device)
             overrides.setdefault("half_weight", 3.0)
             overrides.setdefault("random_ops", False)
             overrides.setdefault("int_matmul", False)
@@ -110,6 +114,7 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     counter = new_counter()
     scope = StructScope(ch, counter, sizes={s: sizes[s] for s in symbols}, max_numel=cfg.max_numel)
     scope.int_matmul = cfg.int_matmul
+    scope.device = cfg.device
     inputs = _inputs(ch, scope, symbols, cfg)
     weights = weights_for(cfg)
     if cfg.ops or cfg.families or cfg.exclude:
@@ -117,9 +122,9 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
                         zip(weights, op_filter_mask(tuple(cfg.ops), tuple(cfg.families), tuple(cfg.exclude))))
     one_stmt = functools.partial(_one_stmt, weights=weights)
     ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
-    inputs += structure.extra_inputs(ch, scope, inputs, ctx)
+    inputs += structure_inputs.extra_inputs(ch, scope, inputs, ctx)
     inputs += param_inputs(ch, scope, inputs, ctx, cfg.scalar_param_p * min(cfg.scalar_param_weight, 1.0))
-    structure.setup_state(ch, scope, inputs, ctx)
+    structure_inputs.setup_state(ch, scope, inputs, ctx)
     caps = reach.plan(ch, reach.weights_of(cfg.reach_weights), cfg.force)
     if "special" in caps:
         inputs = reach.special_inputs(ch, inputs)

@@ -10,6 +10,8 @@ whose size rule cannot be written statically is refused, never mistyped.
 """
 from __future__ import annotations
 
+import math
+
 from . import shapes
 from .ir import Lit, Ref, TensorType
 from .ops import Spec, exact_of, max_size, writable
@@ -174,7 +176,11 @@ def out_reduction(s, spec):
     shape = tuple(1 if i == d else e for i, e in enumerate(x.type.shape)) if keep else \
         x.type.shape[:d] + x.type.shape[d + 1:]
     n = max(max_size(s, x.type.shape[d]), 1)
-    bound = {"sum": x.bound * n, "prod": max(x.bound, 1.0) ** n}.get(red, x.bound)
+    if red == "prod":  # a power only for prod: a float ** n overflows Python before it nears inf
+        base = max(x.bound, 1.0)
+        bound = math.inf if n * math.log(base) > math.log(1e30) else base ** n
+    else:
+        bound = x.bound * n if red == "sum" else x.bound
     if bound > 1e30:
         return False
     t = s.pick(lambda v: writable(v) and v.type.shape == shape and v.type.dtype == x.type.dtype

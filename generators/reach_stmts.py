@@ -36,7 +36,9 @@ def constants(ch: ChoiceStream, scope: Scope, ctx) -> bool:
         vals = [v.replace("3.0e38", "6.0e4").replace("1.2e-38", "6.2e-5" if dtype == "float16" else "1.2e-38") for v in vals]
     name = scope.fresh()
     t = TensorType((len(vals),), dtype)
-    scope.stmts.append(Assign(name, "const:tensor", f"torch.tensor([{', '.join(vals)}], dtype=torch.{dtype})",
+    # no tensor feeds a constant: off the CPU it takes the DEVICE the runtime and repros define
+    dev = "" if scope.device == "cpu" else ", device=DEVICE"
+    scope.stmts.append(Assign(name, "const:tensor", f"torch.tensor([{', '.join(vals)}], dtype=torch.{dtype}{dev})",
                               (), t))
     for _ in range(ch.integer(1, 3)):
         op = ch.choice(CONST_OPS)
@@ -66,7 +68,9 @@ def global_state(ch: ChoiceStream, scope: Scope, ctx) -> bool:
         scope.stmts.append(Mutate("", "state:set_default_dtype", "torch.set_default_dtype(torch.float64)", ()))
         # a factory without a dtype follows the new default: float64 here, float32 outside
         t = TensorType(x.type.shape, "float64")
-        scope.assign("state:default_dtype_factory", "torch.zeros({0}.shape) + {0}", (Ref(x.name),), t, x.bound)
+        dev = "" if scope.device == "cpu" else ", device={0}.device"
+        scope.assign("state:default_dtype_factory", "torch.zeros({0}.shape%s) + {0}" % dev, (Ref(x.name),), t,
+                     x.bound)
         return True
     g = f"GR{len([q for q in ctx.rebound])}"
     ctx.rebound.append(Global(g, "rebound"))
@@ -166,7 +170,9 @@ def _library_module(ch: ChoiceStream, scope: Scope, ctx, kind: str) -> bool:
     w = f"self.{attr}.{wpath}.dtype"
     h = scope.fresh()
     ht = TensorType(x.type.shape + (E,), "float32")
-    prep = (f"{{0}}.unsqueeze(-1).to({w}) * torch.linspace(0.5, 1.5, 8, dtype={w}) "
+    if scope.device != "cpu":  # the module's parameters are on the case's device
+        w += f", device=self.{attr}.{wpath}.device"
+    prep = (f"{{0}}.unsqueeze(-1).to({w.split(',')[0]}) * torch.linspace(0.5, 1.5, 8, dtype={w}) "
             f"+ torch.linspace(-1.0, 1.0, 8, dtype={w})")
     bound = 1.5 * min(x.bound, 1e3) + 1.0
     if scope.assign("nnlib:features", prep, (Ref(x.name),), ht, bound, name=h) is None:

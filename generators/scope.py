@@ -80,6 +80,8 @@ class Scope:
         self.flags: dict[str, int] = {} if parent is None else parent.flags  # e.g. random ops used
         # integer matmuls (CPU eager has them; CUDA eager rejects them): GenConfig.int_matmul
         self.int_matmul: bool = False if parent is None else parent.int_matmul
+        # the case's device (GenConfig.device): factories off the CPU name it
+        self.device: str = "cpu" if parent is None else parent.device
         # names of Python-float arguments and globals ops may take as parameters (build sets them)
         self.float_scalars: tuple[str, ...] = () if parent is None else parent.float_scalars
 

@@ -10,8 +10,10 @@ The rule, for float values: on the elements where the fp64 run, eager and
 compiled are all finite, compiled passes when
 ``rmse(fp64, compiled) <= m * rmse(fp64, eager) + floor`` with ``m`` = 2 (3 for
 fp16/bf16 or fewer than 1000 elements, as in ``torch._dynamo.utils.same``) and
-``floor`` = 4 machine epsilons of the dtype times the reference's RMS (at least
-1); ``floor_eps`` raises that epsilon to the coarsest float type the program casts to
+``floor`` = 4 machine epsilons of the dtype times the reference's RMS where that RMS is at
+least 1; below 1, 4 epsilons times the RMS but never under ``same``'s own absolute allowance
+(``SAME_FLOOR``, tol / 10) nor over 4 epsilons (so no looser than ``same`` on small half values,
+and float32/float64 as before); ``floor_eps`` raises that epsilon to the coarsest float type the program casts to
 (an explicit ``.to(torch.bfloat16)`` or autocast region is half precision in the fp64 run
 too, so the reference is no finer than that type there). ``reduce_n`` (the most terms one sum
 in the program can add: reductions, matmuls, losses, scatter-adds, backward) raises it to
@@ -38,6 +40,8 @@ import math
 
 import torch
 
+#: torch._dynamo.utils.same's default absolute allowance beside its multiplier (tol=1e-4, tol / 10)
+SAME_FLOOR = 1e-5
 _EPS = {torch.float16: 2.0 ** -10, torch.bfloat16: 2.0 ** -7, torch.float32: 2.0 ** -23,
         torch.float64: 2.0 ** -52}
 
@@ -143,7 +147,10 @@ def _compare_float(e, c, ref, perturbed, floor_eps=0.0, reduce_n=1):
     # accumulates in (float32 for the half types): eager's cascade sum is no standard to hold to
     acc_eps = _EPS[torch.float64] if e.dtype == torch.float64 else _EPS[torch.float32]
     eps = max(_EPS[e.dtype], floor_eps, acc_eps * math.sqrt(max(1, reduce_n)))
-    floor = 4 * eps * max(1.0, math.sqrt(float(torch.mean(r * r))))
+    rms = math.sqrt(float(torch.mean(r * r)))
+    # 4 roundings of the values' own size, never below same()'s default absolute floor (tol/10):
+    # an absolute 4-eps floor under rms 1 let several percent of relative error pass on small values
+    floor = 4 * eps * max(1.0, rms) if rms >= 1.0 else max(4 * eps * rms, min(4 * eps, SAME_FLOOR))
     if err_c <= mult * err_e + floor:
         return "ok", ""
     if perturbed:

@@ -7,7 +7,8 @@ in one observation, as Verdicts, and nothing when they agree. Per call:
 * compiled raises, eager doesn't: compile-crash or runtime-crash (a bug);
 * eager raises, compiled returns: error-parity (a lower-severity bug), except eager's
   check that a tensor saved for backward was not overwritten: which tensors a compiled
-  backward saves is its own choice, so that one is a note;
+  backward saves is its own choice, so that one is a note; so is compiled failing that check
+  only after the caller's own write of an input between forward and backward;
 * both return: each output is judged by the fp64 rule (symptom ``numeric``),
   each input after the call likewise (symptom ``mutation``), each input's grad
   likewise (symptom ``gradient``; None against a tensor counts), and which
@@ -67,6 +68,15 @@ def _saved_version_error(msg: str) -> bool:
     return SAVED_VERSION_ERROR in msg and "needed for gradient computation" in msg
 
 
+def _caller_made_it(obs: Observation, k: int, rec) -> bool:
+    """Compiled's backward failed the saved-tensor check only because the caller wrote an input
+    between forward and backward, where eager's backward saves other tensors: the mirror of the
+    eager-only case above, by the same design choice. A write the program makes itself is judged."""
+    c = rec.compiled
+    return bool(c and c.error and rec.eager and not rec.eager.error and _saved_version_error(c.error[1])
+                and k in (obs.stats.get("caller_write_calls") or ()))
+
+
 def _overlap_error(error) -> bool:
     return bool(error) and any(m in error[1] for m in OVERLAP_ERRORS)
 
@@ -101,6 +111,8 @@ def judge(obs: Observation) -> list[Verdict]:
             continue
         if c.error and _wide_parity(rec):
             continue
+        if c.error and _caller_made_it(obs, k, rec):
+            continue  # a note (``notes``): the caller overwrote a tensor compiled chose to save
         if c.error:
             t, msg, where = c.error
             symptom = "compile-crash" if is_compile_time(t, msg) else "runtime-crash"
@@ -153,6 +165,9 @@ def notes(obs: Observation) -> list[str]:
         if _wide_parity(rec) and e is not None and not e.error:
             out.append(f"call {k}: compiled raised the error eager raises with a loss over every "
                        "intermediate: the program is invalid (parity)")
+        if _caller_made_it(obs, k, rec):
+            out.append(f"call {k}: compiled's check of a tensor saved for backward failed after the caller "
+                       f"wrote an input ({c.error[1][:120]}); eager's backward saves other tensors: not judged")
         if e is not None and e.error and c is not None and not c.error and _saved_version_error(e.error[1]):
             out.append(f"call {k}: eager's check of a tensor saved for backward failed ({e.error[1][:120]}); "
                        "compiled code saves other tensors for backward by design: not judged")

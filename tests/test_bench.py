@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from fuzzcomp import cli
-from fuzzcomp.bench import PHASES, SCHEMA
-from fuzzcomp.bench_campaigns import PLANTED, first_detection, parse_planted
+from fuzzcomp.cli import parser as cli
+from fuzzcomp.bench.throughput import PHASES, SCHEMA
+from fuzzcomp.bench.campaigns import PLANTED, first_detection, parse_planted
 
 INPROCESS_FIELDS = ("cases", "valid", "valid_rate", "warmup_s", "wall_s", "cpu_s", "cases_per_hour_per_core",
                     "cases_per_cpu_hour", "compile_s_per_case", "compiled_cases", "phase_s", "phase_share",

@@ -5,23 +5,26 @@ interleaving run is marked slow.
 """
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import pytest
 
-from fuzzcomp import campaign as campaign_mod
-from fuzzcomp.campaign import Campaign, case_features
-from fuzzcomp.cli import main
-from fuzzcomp.config import ConfigError, RunConfig, validate
+from fuzzcomp.campaign import loop as campaign_mod
+from fuzzcomp.campaign import minimiser_pool as pool_mod
+from fuzzcomp.campaign.cases import case_features
+from fuzzcomp.campaign.loop import Campaign
+from fuzzcomp.cli.parser import main
+from fuzzcomp.base.config import ConfigError, RunConfig, validate
 from fuzzcomp.generators import generate
 from fuzzcomp.generators.ir import op_names
-from fuzzcomp.html_report import render_html
-from fuzzcomp.oracles_glue import crash_verdict
-from fuzzcomp.report import render_markdown, render_text, summarise
-from fuzzcomp.settings_file import load_settings
-from fuzzcomp.store import Store
-from fuzzcomp.triage import bucket_of
+from fuzzcomp.report.html import render_html
+from fuzzcomp.workers.isolation_verdicts import crash_verdict
+from fuzzcomp.report.summary import render_markdown, render_text, summarise
+from fuzzcomp.cli.settings_file import load_settings
+from fuzzcomp.findings.store import Store
+from fuzzcomp.findings.triage import bucket_of
 
 
 # ---- bad command-line values: one line, exit 2 -------------------------------------------
@@ -79,8 +82,8 @@ def test_bad_settings_file(tmp_path, text, words):
 
 
 def test_settings_file_reaches_the_run_config(tmp_path, monkeypatch, capsys):
-    from fuzzcomp.cli import build_parser
-    from fuzzcomp.commands import run_config
+    from fuzzcomp.cli.parser import build_parser
+    from fuzzcomp.cli.commands import run_config
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fuzzcomp.toml").write_text('backend = "eager"\nminutes = 7\ncase_timeout = 33\n'
                                             '[generator]\nmax_stmts = 4\n')
@@ -151,7 +154,7 @@ def _join_all(c, pool):
 def test_new_buckets_are_minimised_first_and_the_share_is_kept(tmp_path, monkeypatch):
     c = _campaign_with_findings(tmp_path)
     order = []
-    monkeypatch.setattr(campaign_mod, "finish_finding", _fake_finish(order))
+    monkeypatch.setattr(pool_mod, "finish_finding", _fake_finish(order))
     pool = [FakeWorker(0), FakeWorker(1)]
     c.t_start = time.monotonic() - 100          # 200 worker-seconds so far
     c.minimise_s = 49.0                          # below 25%: may start
@@ -180,7 +183,7 @@ def test_several_minimisations_run_in_parallel(tmp_path, monkeypatch):
     generation is over every free worker minimises."""
     c = _campaign_with_findings(tmp_path, jobs=8)
     order = []
-    monkeypatch.setattr(campaign_mod, "finish_finding", _fake_finish(order))
+    monkeypatch.setattr(pool_mod, "finish_finding", _fake_finish(order))
     pool = [FakeWorker(i) for i in range(8)]
     c.t_start = time.monotonic() - 100
     c._maybe_minimise(pool, end=None, generating=True)
@@ -193,7 +196,7 @@ def test_several_minimisations_run_in_parallel(tmp_path, monkeypatch):
 def test_a_bucket_without_a_confirmed_repro_gets_its_second_finding_minimised(tmp_path, monkeypatch):
     c = _campaign_with_findings(tmp_path)
     order = []
-    monkeypatch.setattr(campaign_mod, "finish_finding", _fake_finish(order, confirmed=False))
+    monkeypatch.setattr(pool_mod, "finish_finding", _fake_finish(order, confirmed=False))
     pool = [FakeWorker(0), FakeWorker(1)]
     c.t_start = time.monotonic() - 100
     c.minimise_s = 60.0                          # above the share: only buckets with no repro run
@@ -205,7 +208,7 @@ def test_a_bucket_without_a_confirmed_repro_gets_its_second_finding_minimised(tm
 
 def test_no_minimisation_starts_near_the_deadline(tmp_path, monkeypatch):
     c = _campaign_with_findings(tmp_path)
-    monkeypatch.setattr(campaign_mod, "finish_finding", lambda *a, **k: pytest.fail("started"))
+    monkeypatch.setattr(pool_mod, "finish_finding", lambda *a, **k: pytest.fail("started"))
     c._maybe_minimise([FakeWorker(0)], end=time.monotonic() + 5, generating=False)
     assert c._minimisers == []
 
@@ -278,3 +281,58 @@ def test_minimisation_runs_while_generation_goes_on(tmp_path):
     assert "case" in kinds[began + 1:ended], "no case finished while the first finding was minimised"
     assert s["findings"] >= 1 and any(b.get("repro") for b in s["buckets"].values())
     assert sorted(e["index"] for e in ev if e["event"] == "case") == list(range(24))
+
+
+def _registry_claiming(tmp_path, monkeypatch, slug, repro=None):
+    from fuzzcomp.findings.known import forget_cache
+    corpus = tmp_path / "reg"
+    corpus.mkdir()
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
+        {"id": "known-one", "title": "a known bug", "issue": "https://x/1", "state": "open",
+         "buckets": [slug], "repro": repro}]}))
+    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
+    forget_cache()
+    return corpus
+
+
+def test_a_known_bug_waits_behind_every_new_one(tmp_path, monkeypatch):
+    """A bucket the registry claims is labelled known when it is found, and its findings are
+    minimised only after every new bug's, though found first."""
+    from fuzzcomp.findings.triage import bucket_of
+    _registry_claiming(tmp_path, monkeypatch, bucket_of(crash_verdict("died", "x")).slug())
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=2, backend="eager"))
+    c._open_store()
+    c._record(generate(0), [crash_verdict("died", "x")], 0)       # known, found first
+    c._record(generate(1), [crash_verdict("timeout", "x")], 1)    # new
+    order = []
+    monkeypatch.setattr(pool_mod, "finish_finding", _fake_finish(order))
+    pool = [FakeWorker(0), FakeWorker(1), FakeWorker(2)]
+    c.t_start = time.monotonic() - 1000
+    for _ in range(2):   # while cases are generated, a known bug is not minimised at all
+        c._maybe_minimise(pool, end=None, generating=True)
+        _join_all(c, pool)
+    found = [e for e in Store(c.store.root).events() if e["event"] == "finding"]
+    assert [e["known"] for e in found] == ["known-one", None]
+    assert order == [found[1]["id"]]
+    c._maybe_minimise(pool, end=None, generating=False)   # what is left goes to it
+    _join_all(c, pool)
+    assert order == [found[1]["id"], found[0]["id"]]
+
+
+@pytest.mark.parametrize("repro", ["r.py", None])
+def test_a_known_bug_of_a_settled_identity_costs_no_minimisation_or_fresh_process(tmp_path, monkeypatch,
+                                                                                    repro):
+    from fuzzcomp.campaign import pipeline
+    from fuzzcomp.findings.triage import bucket_of
+    _registry_claiming(tmp_path, monkeypatch, bucket_of(crash_verdict("died", "x")).slug(), repro=repro)
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(generate(0), [crash_verdict("died", "x")], 0)
+    fid = c.queue[0][-1]
+    monkeypatch.setattr(pipeline, "minimise", lambda *a, **k: pytest.fail("a known bug was minimised"))
+    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: pytest.fail("a known bug was re-checked"))
+    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=5, timeout_s=5)
+    assert info["known"]["id"] == "known-one" and info["known"]["issue"] == "https://x/1"
+    assert "not minimised" in info["known_skipped"]
+    assert json.loads(c.store.path(fid, "status.json").read_text())["known"]["id"] == "known-one"
+    assert (c.store.path(fid, "repro.py")).exists() and (c.store.path(fid, "report.md")).exists()

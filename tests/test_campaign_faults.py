@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from fuzzcomp.campaign import Campaign, CampaignError
-from fuzzcomp.cli import main
-from fuzzcomp.config import RunConfig
-from fuzzcomp.store import Store
+from fuzzcomp.campaign.loop import Campaign, CampaignError
+from fuzzcomp.cli.parser import main
+from fuzzcomp.base.config import RunConfig
+from fuzzcomp.findings.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -169,7 +169,7 @@ def test_cli_reports_a_disk_failure_in_one_line(tmp_path, monkeypatch, capsys):
 @pytest.fixture(scope="module")
 def small_campaign(tmp_path_factory):
     """A folder as ``Campaign(cfg(out, cases=4)).run()`` leaves it, written without workers."""
-    from fuzzcomp.campaign import case_features, case_seed
+    from fuzzcomp.campaign.loop import case_features, case_seed
     from fuzzcomp.generators import generate
     from fuzzcomp.generators.ir import op_names
     out = tmp_path_factory.mktemp("camp") / "c"
@@ -233,8 +233,8 @@ def test_new_campaign_refuses_an_existing_folder(small_campaign, capsys):
 def test_resume_recovers_a_finding_whose_case_event_was_lost(small_campaign, tmp_path):
     """The campaign died between writing a finding and logging its case: the finding counts, once."""
     from fuzzcomp.generators import generate
-    from fuzzcomp.oracles_glue import crash_verdict
-    from fuzzcomp.triage import bucket_of
+    from fuzzcomp.workers.isolation_verdicts import crash_verdict
+    from fuzzcomp.findings.triage import bucket_of
     out = tmp_path / "c"
     shutil.copytree(small_campaign, out)
     v = crash_verdict("died", "worker died with exit code -6")
@@ -242,7 +242,7 @@ def test_resume_recovers_a_finding_whose_case_event_was_lost(small_campaign, tmp
     c = Campaign(cfg(out, cases=6), resume=True)
     c._open_store()
     assert c.done == {0, 1, 2, 3, 4} and c.counts["findings"] == 1 and c.pending == []
-    assert c.next_index == 5 and [fid for _, _, fid in c.queue]   # queued for minimisation
+    assert c.next_index == 5 and [q[-1] for q in c.queue]   # queued for minimisation
     recovered = [e for e in events(out) if e["event"] == "case" and e["index"] == 4]
     assert recovered and recovered[0]["status"] == "recovered"
 
@@ -307,7 +307,7 @@ def test_workers_are_recycled_every_k_cases(tmp_path):
 
 
 def test_worker_gets_a_private_cache_dir_that_is_removed(tmp_path):
-    from fuzzcomp.worker import CACHE_ENV, Worker, WorkerSettings, _setup_cache
+    from fuzzcomp.workers.worker import CACHE_ENV, Worker, WorkerSettings, _setup_cache
     w = Worker(0, WorkerSettings())
     w.start()
     try:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from fuzzcomp.html_report import write_html
-from fuzzcomp.report import summarise
+from fuzzcomp.report.html import write_html
+from fuzzcomp.report.summary import summarise
 
 from test_campaign import synthetic_campaign
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzcomp import exitcodes
+from fuzzcomp.base import exitcodes
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fuzzcomp import __version__, exitcodes
+from fuzzcomp import __version__
+from fuzzcomp.base import exitcodes
 
 CONSOLE = Path(sys.executable).parent / "fuzzcomp"  # the installed command: no cwd on sys.path
 
@@ -21,7 +22,7 @@ def _err_line(p) -> str:
     lines = p.stderr.strip().splitlines()
     assert lines and lines[-1].startswith("fuzzcomp: error:"), p.stderr
     # a repro's own traceback is passed through (it is the evidence); fuzzcomp's never is
-    assert "fuzzcomp/commands.py" not in p.stderr and "fuzzcomp/cli.py" not in p.stderr, p.stderr
+    assert "fuzzcomp/cli/commands.py" not in p.stderr and "fuzzcomp/cli/parser.py" not in p.stderr, p.stderr
     return lines[-1]
 
 
@@ -92,8 +93,8 @@ def test_op_filter_typos_are_usage_errors_with_close_matches(cli, tmp_path, args
 
 
 def test_ops_table_in_the_settings_file_reaches_the_generator(tmp_path, monkeypatch):
-    from fuzzcomp.cli import build_parser
-    from fuzzcomp.commands import run_config
+    from fuzzcomp.cli.parser import build_parser
+    from fuzzcomp.cli.commands import run_config
     monkeypatch.chdir(tmp_path)
     (tmp_path / "fuzzcomp.toml").write_text('cases = 3\n[ops]\nfamilies = ["view"]\nexclude = ["Tensor.unfold"]\n')
     cfg, _ = run_config(build_parser().parse_args(["run"]))
@@ -214,7 +215,7 @@ def test_bench_json_in_a_read_only_folder_is_refused_up_front(shared_tmp):
 
 
 def test_files_are_written_world_readable(tmp_path):
-    from fuzzcomp.store import write_atomic
+    from fuzzcomp.findings.store import write_atomic
     write_atomic(tmp_path / "x.json", "{}")
     assert (tmp_path / "x.json").stat().st_mode & 0o777 == 0o644 & ~_umask()
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from fuzzcomp.corpus import (CorpusError, KnownIndex, format_meta, load_known, parse_meta, promote,
-                             torch_affected)
+from fuzzcomp.findings.corpus import CorpusError, format_meta, load_known, parse_meta, promote, torch_affected
+from fuzzcomp.findings.known import Identity, default_registry, forget_cache
 from fuzzcomp.generators import generate
-from fuzzcomp.store import Store
-from fuzzcomp.triage import BucketKey, dedup_key
+from fuzzcomp.findings.store import Store
+from fuzzcomp.findings.triage import BucketKey, dedup_key
 
 REPO = Path(__file__).resolve().parent.parent
 BUG = 'print("BUG: call 0, output[0]: planted")\nraise SystemExit(1)\n'
@@ -112,11 +112,14 @@ def test_promote_writes_metadata_and_refuses_duplicates(tmp_path):
     assert not target.name.startswith("test_")
     with pytest.raises(CorpusError, match="already in the corpus"):
         promote(folder, corpus, issue=None, torch_spec=None, status="open", run_repro=fake_run)
-    # triage: the bucket is now known, but only for this program's dedup key
-    index = KnownIndex(load_known(corpus), "2.13.0")
-    assert index.match(key.slug()) is None
-    assert index.match(key.slug(), meta["dedup"]).issue == "https://github.com/pytorch/pytorch/issues/1"
-    assert KnownIndex(load_known(corpus), "1.0").match(key.slug(), meta["dedup"]) is None
+    # triage: the bucket is now known (the registry counts open corpus files), on the torch range only
+    ident = Identity(key.slug(), key.symptom, key.stage, key.signature)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FUZZCOMP_CORPUS", str(corpus))
+        forget_cache()
+        assert default_registry("2.13.0").match(ident).bug.issue == "https://github.com/pytorch/pytorch/issues/1"
+        assert default_registry("1.0").match(ident).regression  # outside its torch range: news
+    forget_cache()
 
 
 def test_promote_refuses_planted_and_unreproduced(tmp_path):
@@ -130,26 +133,15 @@ def test_promote_refuses_planted_and_unreproduced(tmp_path):
         promote(folder, corpus, issue=None, torch_spec=None, status="open", run_repro=lambda p: (0, "OK"))
 
 
-def test_known_issues_file_matches_by_bucket(tmp_path):
-    (tmp_path / "known_issues.json").write_text(json.dumps({"issues": [
-        {"bucket": "compile-crash-inductor-deadbeef", "issue": "https://x/1", "torch": ">=2.11"}]}))
-    index = KnownIndex(load_known(tmp_path), "2.13.0+cpu")
-    assert index.match("compile-crash-inductor-deadbeef").issue == "https://x/1"
-    assert index.match("compile-crash-inductor-00000000") is None
-    (tmp_path / "known_issues.json").write_text("{not json")
-    with pytest.raises(CorpusError):
-        load_known(tmp_path)
-
-
-def test_repo_known_issues_file_is_valid():
-    load_known(REPO / "corpus")
+def test_repo_corpus_metadata_is_valid():
+    assert load_known(REPO / "corpus")
 
 
 def test_promote_keeps_the_short_form_and_its_case_line(tmp_path):
     """A finding whose repro is the short form lands in the corpus as that short file, with the
     metadata line first and the case line (for ``fuzzcomp replay``) last."""
-    from fuzzcomp.repro import render_repro
-    from fuzzcomp.shortrepro import case_from_text, is_short
+    from fuzzcomp.render.repro import render_repro
+    from fuzzcomp.render.shortrepro import case_from_text, is_short
     import dataclasses
 
     from fuzzcomp.generators.ir import Assign, Call, Input, Program, Ref, TensorType
@@ -170,9 +162,10 @@ def test_promote_keeps_the_short_form_and_its_case_line(tmp_path):
 def test_a_long_corpus_file_rerenders_short(tmp_path):
     """The corpus's old long files (program, INPUTS, CALLS, COMPILE) become the short form with
     the same metadata line; what cannot be said short is reported, not guessed."""
-    from fuzzcomp.corpus import format_meta, rerender
-    from fuzzcomp.repro import render_repro
-    from fuzzcomp.shortrepro import is_short
+    from fuzzcomp.findings.corpus import format_meta
+    from fuzzcomp.render.corpus_rerender import rerender
+    from fuzzcomp.render.repro import render_repro
+    from fuzzcomp.render.shortrepro import is_short
     case = generate(5)
     key = BucketKey("compile-crash", "inductor", "x")
     meta = {"status": "open", "torch": ">=2.13.0", "bucket": key.slug(), "dedup": "d", "symptom": key.symptom,

@@ -11,7 +11,7 @@ import types
 import pytest
 import torch
 
-from fuzzcomp.cli import main
+from fuzzcomp.cli.parser import main
 from fuzzcomp.oracles.judge import judge_cross_device
 from fuzzcomp.oracles.observation import CallRecord
 
@@ -73,7 +73,7 @@ def test_module_state_moves_to_the_device():
     seeded state must move them to the GPU even when dtype and shape already match (it once
     copied CUDA values into CPU parameters, so eager mixed devices: invalid cases and false
     "gradient device" crashes)."""
-    from fuzzcomp.runtime import load_state
+    from fuzzcomp.run.runtime import load_state
     model = torch.nn.Linear(3, 2)
     model.weight.grad = torch.ones(2, 3)
     ns = {"MODEL": model}

@@ -3,8 +3,8 @@ call, outputs cloned as the call returns, grads set to None between calls."""
 import pytest
 import torch
 
-from fuzzcomp.execute import _Runner, DEFAULT_OPTIONS, uses_cudagraphs
-from fuzzcomp.runtime import mark_step_begin, run_scheduled
+from fuzzcomp.run.execute import _Runner, DEFAULT_OPTIONS, uses_cudagraphs
+from fuzzcomp.run.runtime import mark_step_begin, run_scheduled
 
 from oracle_cases import case, mul_relu
 
@@ -45,7 +45,8 @@ def test_compiled_calls_under_cudagraph_modes_start_a_step(steps):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU: CUDA-graph replays only exist there")
 def test_reduce_overhead_schedule_with_grads_is_silent_on_cuda():
-    from fuzzcomp.execute import check, configure_torch
+    from fuzzcomp.run.execute import configure_torch
+    from fuzzcomp.judge.check import check
     configure_torch()
     c = case(mul_relu(), "inductor", sizes=((4,), (4,), (4,))).with_compile(mode="reduce-overhead", device="cuda")
     obs, verdicts = check(c)

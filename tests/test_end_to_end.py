@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzcomp.cli import main
+from fuzzcomp.cli.parser import main
 
 
 def _summary(out: Path) -> dict:

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-import fuzzcomp.pipeline as pipeline_mod
-from fuzzcomp.campaign import Campaign
-from fuzzcomp.cli import main
-from fuzzcomp.config import RunConfig
+import fuzzcomp.campaign.pipeline as pipeline_mod
+from fuzzcomp.campaign.loop import Campaign
+from fuzzcomp.cli.parser import main
+from fuzzcomp.base.config import RunConfig
 from fuzzcomp.generators import generate
-from fuzzcomp.oracles_glue import crash_verdict
-from fuzzcomp.pipeline import confirm_repro, finish_finding
-from fuzzcomp.progress import Progress, shorten
-from fuzzcomp.report import render_text, summarise, write_summary
-from fuzzcomp.store import Store
-from fuzzcomp.triage import bucket_of
+from fuzzcomp.workers.isolation_verdicts import crash_verdict
+from fuzzcomp.campaign.pipeline import confirm_repro, finish_finding
+from fuzzcomp.cli.progress import Progress, shorten
+from fuzzcomp.report.summary import render_text, summarise, write_summary
+from fuzzcomp.findings.store import Store
+from fuzzcomp.findings.triage import bucket_of
 
 ALWAYS = "import sys\nprint('BUG: wrong value')\nsys.exit(1)\n"
 NEVER = "print('ok')\n"
@@ -83,7 +83,7 @@ def test_ctrl_c_during_the_check_leaves_the_repro_with_its_report_and_status(tmp
     assert b["status"] == "no-repro" and b["unminimised"] == [fid]
     c = Campaign(RunConfig(out=str(store.root), cases=4, backend="eager"), resume=True)
     c._open_store()
-    assert [q[2] for q in c.queue] == [fid]
+    assert [q[-1] for q in c.queue] == [fid]
 
 
 def test_flaky_and_unconfirmed_buckets_are_flagged_and_kept_out_of_the_headline(tmp_path):
@@ -143,7 +143,7 @@ def test_progress_off_a_terminal(capsys):
     err = capsys.readouterr().err
     assert "findings 1 in 1 buckets" in err and "findings 0 in 1" not in err
     long_line = next(ln for ln in err.splitlines() if ln.startswith("new bucket"))
-    assert len(long_line) > 200 and long_line.endswith("(finding f1)")   # not wrapped at 80 columns
+    assert len(long_line) > 200 and long_line.endswith("(finding f1)  [NEW]")   # not wrapped at 80 columns
     p._last_plain = 0
     p("phase", phase="minimising", minimising=["f1"])
     p("case", counts={"cases": 1, "valid": 1, "findings": 1})
@@ -212,4 +212,4 @@ def test_a_short_repro_that_never_shows_the_bug_gives_way_only_to_one_that_does(
     else:
         assert text.startswith("# short form") and info["repro_form"] == "short" and info["confirmed"] is False
         assert status["full_said"] == ok and status["long_said"] == ok
-    assert ("Not reproduced on its own" in store.path(fid, "report.md").read_text()) is (shows is None)
+    assert ("not reproduced on its own" in store.path(fid, "report.md").read_text()) is (shows is None)

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-import fuzzcomp.campaign as campaign_mod
-from fuzzcomp.campaign import Campaign
-from fuzzcomp.cli import build_parser, main
-from fuzzcomp.config import RunConfig
-from fuzzcomp.store import Store, claim_new_folder
+import fuzzcomp.campaign.loop as campaign_mod
+from fuzzcomp.campaign.loop import Campaign
+from fuzzcomp.cli.parser import build_parser, main
+from fuzzcomp.base.config import RunConfig
+from fuzzcomp.findings.store import Store, claim_new_folder
 
 PLANTED = "fuzzcomp.planted:perturb_add"
 
@@ -84,7 +84,7 @@ def test_resume_of_a_folder_in_use_is_refused(tmp_path, capsys):
 def test_default_folders_started_in_the_same_second_differ(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(time, "gmtime", lambda *a: time.struct_time((2026, 1, 2, 3, 4, 5, 4, 2, 0)))
-    from fuzzcomp.commands import run_config
+    from fuzzcomp.cli.commands import run_config
     args = build_parser().parse_args(["run", "--cases", "1", "--backend", "eager"])
     a, _ = run_config(args)
     b, _ = run_config(args)
@@ -96,7 +96,7 @@ def test_default_folders_started_in_the_same_second_differ(tmp_path, monkeypatch
 # ---- resume alone continues with the saved settings and what is left of the budget -------------
 
 def test_resume_alone_takes_the_saved_budget_backend_and_settings(tmp_path):
-    from fuzzcomp.commands import run_config
+    from fuzzcomp.cli.commands import run_config
     out = tmp_path / "c"
     started = RunConfig(out=str(out), seconds=600.0, backend=PLANTED, seed=5, jobs=3, minimize=False,
                         symptoms=("numeric",), max_findings=4)
@@ -232,7 +232,7 @@ def test_symptoms_keep_only_the_listed_classes(tmp_path, capsys):
     (None, 150.0, 300.0), ("reduce-overhead", 150.0, 300.0),
     ("max-autotune", 600.0, 900.0), ("max-autotune-no-cudagraphs", 600.0, 900.0)])
 def test_autotune_modes_get_larger_compile_timeouts(tmp_path, mode, compile_s, case_s):
-    from fuzzcomp.commands import run_config
+    from fuzzcomp.cli.commands import run_config
     argv = ["run", "--cases", "1", "--backend", "eager", "--out", str(tmp_path / "c")]
     cfg, _ = run_config(build_parser().parse_args(argv + (["--mode", mode] if mode else [])))
     assert (cfg.compile_timeout_s, cfg.case_timeout_s) == (compile_s, case_s)
@@ -248,12 +248,12 @@ def test_generation_keeps_one_minimisation_in_reserve_before_the_end():
     from types import SimpleNamespace
     c = Campaign.__new__(Campaign)
     c.cfg = SimpleNamespace(minimize=True, seconds=1800.0, minimize_budget_s=120.0)
-    c.queue, c._slug_of, c._has_repro, c._minimisers = [], {}, set(), []
+    c.queue, c._slug_of, c._has_repro, c._minimisers, c._known = [], {}, set(), [], {}
     c._minimise_spent, c._minimise_count, c.workers = 130.0, 2, [object(), object()]
     now = time.monotonic()
     assert not c._generation_over(now + 66.0)      # 65 s per minimisation measured: go on
     assert c._generation_over(now + 64.0)          # inside the standing reserve: stop
-    c.queue = [(0, 0, f"f{i}") for i in range(3)]
+    c.queue = [(0, 0, 0, f"f{i}") for i in range(3)]
     c._slug_of = {f"f{i}": f"b{i}" for i in range(3)}
     assert c._generation_over(now + 129.0)         # 3 buckets wait on 2 workers: 2 rounds
     assert not c._generation_over(now + 131.0)

@@ -5,15 +5,15 @@ import json
 
 import pytest
 
-from fuzzcomp import signals
-from fuzzcomp.cli import main
-from fuzzcomp.config import ConfigError, RunConfig, validate
-from fuzzcomp.coverage import signal_coverage
-from fuzzcomp.feedback import POOL_FILE, Feedback, FeedbackError, regenerate
+from fuzzcomp.run import compiler_signals as signals
+from fuzzcomp.cli.parser import main
+from fuzzcomp.base.config import ConfigError, RunConfig, validate
+from fuzzcomp.report.coverage import signal_coverage
+from fuzzcomp.campaign.feedback import POOL_FILE, Feedback, FeedbackError, regenerate
 from fuzzcomp.generators import GenConfig, emit, generate, generate_from_choices, to_jsonable
 from fuzzcomp.generators.mutate import mutant, recorded
-from fuzzcomp.settings_file import check as check_settings
-from fuzzcomp.store import Store
+from fuzzcomp.cli.settings_file import check as check_settings
+from fuzzcomp.findings.store import Store
 
 
 # ---- signals ------------------------------------------------------------------------------

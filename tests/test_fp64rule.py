@@ -118,7 +118,8 @@ def test_integer_inputs_keep_the_floor_at_float32():
     is clean end to end."""
     import dataclasses
 
-    from fuzzcomp.execute import cast_floor_eps, check
+    from fuzzcomp.run.execute import cast_floor_eps
+    from fuzzcomp.judge.check import check
     from fuzzcomp.generators import generate
     from fuzzcomp.generators.ir import Assign, Call, Input, Program, Ref, TensorType
     i16, f32, f64 = TensorType((3,), "int16"), TensorType((3,), "float32"), TensorType((3,), "float64")

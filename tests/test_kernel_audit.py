@@ -10,10 +10,11 @@ graph (which calls the same kernel) read a huge negative one, so the campaign bl
 import pytest
 import torch
 
-from fuzzcomp.execute import check, configure_torch
+from fuzzcomp.run.execute import configure_torch
+from fuzzcomp.judge.check import check
 from fuzzcomp.generators import generate
 from fuzzcomp.generators.ir import Assign, Input, Program, Ref, TensorType
-from fuzzcomp.kernel_audit import KernelAudit
+from fuzzcomp.run.kernel_audit import KernelAudit
 
 from oracle_cases import case
 
@@ -85,7 +86,7 @@ def test_torch_median_over_a_stride0_dim_is_caught():
 
 def test_audit_is_silent_on_generated_programs():
     """No kernel of 150 generated programs is flagged, except torch's known median bug."""
-    from fuzzcomp.execute import DEFAULT_OPTIONS, _Runner, grad_inputs
+    from fuzzcomp.run.execute import DEFAULT_OPTIONS, _Runner, grad_inputs
     known = ("aten.median.dim", "aten.nanmedian.dim")
     flagged, calls = [], 0
     for seed in range(700_000, 700_150):

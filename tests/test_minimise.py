@@ -10,11 +10,11 @@ import pytest
 
 from fuzzcomp.generators import emit, generate
 from fuzzcomp.generators.ir import Assign, Call, If, Input, Program, Ref, TensorType, op_names, walk
-from fuzzcomp.minimise import minimise
-from fuzzcomp.passes import TIERS, size_of
-from fuzzcomp.repro import render_repro
-from fuzzcomp.triage import BucketKey
-from fuzzcomp.typecheck import retype
+from fuzzcomp.reduce.minimise import minimise
+from fuzzcomp.reduce.passes import TIERS, size_of
+from fuzzcomp.render.repro import render_repro
+from fuzzcomp.findings.triage import BucketKey
+from fuzzcomp.reduce.typecheck import retype
 
 SEEDS = range(40)
 
@@ -155,3 +155,24 @@ def test_typecheck_leaves_torch_globals_as_it_found_them():
     before = (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled())
     assert retype(prog) is not None
     assert (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled()) == before == (torch.float32, False)
+
+
+def test_a_symbol_only_module_state_names_is_kept():
+    """Inputs reduced to literal sizes while a parameter's shape still names s0/s1: the reducer
+    must neither drop those symbols nor concretise them (the state would lose its sizes)."""
+    import dataclasses
+    from fuzzcomp.generators import generate
+    from fuzzcomp.generators.ir import TensorType
+    from fuzzcomp.reduce.passes import _state_shapes, concretise_symbols, drop_unused_symbols
+    from fuzzcomp.run.case_tables import state_specs
+    case = generate(9)
+    named = {d for sh in _state_shapes(case.program) for d in sh if isinstance(d, str)}
+    assert named, "seed 9's module state no longer names a symbol: pick another seed"
+    inputs = tuple(dataclasses.replace(i, type=TensorType(tuple(2 if isinstance(d, str) else d
+                                                                for d in i.type.shape), i.type.dtype))
+                   for i in case.program.inputs)
+    case = dataclasses.replace(case, program=dataclasses.replace(case.program, inputs=inputs))
+    for reduced in list(drop_unused_symbols(case)) + list(concretise_symbols(case)):
+        names = set(reduced.program.symbols)
+        for _path, shape, *_ in state_specs(reduced):
+            assert all(d in names for d in shape if isinstance(d, str)), (shape, names)

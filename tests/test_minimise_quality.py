@@ -25,13 +25,13 @@ import pytest
 
 from fuzzcomp.generators import emit, generate
 from fuzzcomp.generators.ir import op_names, walk
-from fuzzcomp.minimise import minimise
+from fuzzcomp.reduce.minimise import minimise
 from fuzzcomp.oracles import primary
-from fuzzcomp.pipeline import probe_keys, probe_predicate
-from fuzzcomp.repro import render_repro
-from fuzzcomp.shortrepro import CASE_PREFIX, is_short
-from fuzzcomp.triage import bucket_of
-from fuzzcomp.worker import Worker, WorkerSettings
+from fuzzcomp.campaign.pipeline import probe_keys, probe_predicate
+from fuzzcomp.render.repro import render_repro
+from fuzzcomp.render.shortrepro import CASE_PREFIX, is_short
+from fuzzcomp.findings.triage import bucket_of
+from fuzzcomp.workers.worker import Worker, WorkerSettings
 
 PLANTED = ("perturb_add", "perturb_mul", "drop_mutation_noncontiguous", "stale_result",
            "crash_on_symbolic")

@@ -9,14 +9,15 @@ import warnings
 import pytest
 import torch
 
-from fuzzcomp.execute import call_entry, configure_torch, eager_validity, load_program, observe
+from fuzzcomp.run.execute import call_entry, configure_torch, load_program, observe
+from fuzzcomp.judge.check import eager_validity
 from fuzzcomp.generators import emit, generate
 from fuzzcomp.generators.ir import DATA_DEPENDENT, Assign, Mutate, Program, TensorType
 from fuzzcomp.generators.ops_inplace_view import INPLACE_VIEW
 from fuzzcomp.generators.registry import REGISTRY, callable_name, distinct_callables
 from fuzzcomp.generators.shapes import dim_value
 from fuzzcomp.generators.stats import histogram
-from fuzzcomp.runtime import global_state, make_inputs, restore_global_state
+from fuzzcomp.run.runtime import global_state, make_inputs, restore_global_state
 
 
 def _resolve(name: str):
@@ -182,7 +183,7 @@ def test_static_shape_and_dtype_rules_match_torch_many_seeds():
 
 @pytest.mark.slow
 def test_aot_eager_gives_no_verdicts():
-    from fuzzcomp.execute import check
+    from fuzzcomp.judge.check import check
     configure_torch()
     bad = []
     with warnings.catch_warnings():
@@ -203,7 +204,7 @@ def test_declared_type_is_tensortype():
 
 
 def test_stats_command_prints_histogram_and_valid_rate(capsys):
-    from fuzzcomp.cli import main
+    from fuzzcomp.cli.parser import main
     assert main(["stats", "--seeds", "6", "--top", "5"]) == 0
     out = capsys.readouterr().out
     assert "families" in out and "input dtypes" in out and "torch callables, top 5" in out

@@ -14,7 +14,8 @@ import re
 import pytest
 import torch
 
-from fuzzcomp.execute import check, configure_torch, input_specs
+from fuzzcomp.run.execute import configure_torch, input_specs
+from fuzzcomp.judge.check import check
 from fuzzcomp.generators import emit, generate
 
 configure_torch()

@@ -1,8 +1,8 @@
 """Hangs and aborts are findings, caught through the real worker path with a short timeout."""
 import pytest
 
-from fuzzcomp.pipeline import probe_keys
-from fuzzcomp.worker import Worker, WorkerSettings
+from fuzzcomp.campaign.pipeline import probe_keys
+from fuzzcomp.workers.worker import Worker, WorkerSettings
 
 from oracle_cases import case, mul_relu
 
@@ -24,8 +24,8 @@ def test_isolation_findings(worker, backend, symptom):
 
 @pytest.mark.slow
 def test_worker_survives_and_localises(worker):
-    from fuzzcomp.messages import DONE, LOCALISE, Job
-    from fuzzcomp.execute import check
+    from fuzzcomp.base.messages import DONE, LOCALISE, Job
+    from fuzzcomp.judge.check import check
     c = case(mul_relu(), "fuzzcomp.planted:wrong_gradient")
     _, verdicts = check(c)
     r = worker.run(Job(7, LOCALISE, c, 120, target=verdicts[0]))

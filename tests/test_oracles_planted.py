@@ -2,7 +2,9 @@
 import pytest
 import torch
 
-from fuzzcomp.execute import ExecOptions, check, configure_torch, localise
+from fuzzcomp.judge.check import localise
+from fuzzcomp.run.execute import ExecOptions, configure_torch
+from fuzzcomp.judge.check import check
 from fuzzcomp.oracles.fp64rule import compare
 
 from oracle_cases import (case, inplace_on_saved, mul_relu, mutate_input, transpose_out,

@@ -7,8 +7,9 @@ import warnings
 
 import pytest
 
-from fuzzcomp.config import RunConfig
-from fuzzcomp.execute import check, configure_torch
+from fuzzcomp.base.config import RunConfig
+from fuzzcomp.run.execute import configure_torch
+from fuzzcomp.judge.check import check
 from fuzzcomp.generators import GenConfig, generate
 from fuzzcomp.generators.features_ops import _stmt_features, op_features
 from fuzzcomp.generators.ir import Assign, CallFn, Mutate, Return, _arg_names, walk_program
@@ -118,7 +119,7 @@ def test_faults_stay_silent_without_their_capability():
 
 
 def test_short_campaign_finds_the_pooling_form_fault(tmp_path):
-    from fuzzcomp.campaign import Campaign, case_seed
+    from fuzzcomp.campaign.loop import Campaign, case_seed
     cfg = RunConfig(out=str(tmp_path / "c"), cases=8, jobs=1, backend="fuzzcomp.planted:pool_form_bug",
                     minimize=False, generator={"forms_weight": 60.0})
     # the campaign's own cases must hold a pooling form whose result is used, else there is
@@ -138,10 +139,10 @@ def test_for_device_turns_big_matmuls_on_only_for_autotune_modes():
 
 
 def test_half_rounding_flag_reaches_the_worker_options(tmp_path, monkeypatch):
-    from fuzzcomp import campaign as campaign_mod
-    from fuzzcomp.cli import build_parser
-    from fuzzcomp.commands import run_config
-    from fuzzcomp.config import ConfigError, validate
+    from fuzzcomp.campaign import loop as campaign_mod
+    from fuzzcomp.cli.parser import build_parser
+    from fuzzcomp.cli.commands import run_config
+    from fuzzcomp.base.config import ConfigError, validate
     monkeypatch.chdir(tmp_path)
     args = build_parser().parse_args(["run", "--cases", "1", "--half-rounding", "strict", "--out", "c"])
     cfg, _ = run_config(args)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzcomp.cli import main
+from fuzzcomp.cli.parser import main
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                reason="Ray is not installed: pip install 'fuzzcomp[ray]' to run the Ray tests")
@@ -186,7 +186,7 @@ def test_campaign_on_a_two_node_cluster_survives_a_killed_actor_and_a_killed_nod
 
 def test_ray_default_address_ignores_a_stale_address_file_and_starts_its_own(monkeypatch, tmp_path):
     """``--ray`` with no address: RAY_ADDRESS, else a live `ray start` cluster here, else our own Ray."""
-    from fuzzcomp.ray_engine import RayEngineError, resolve_address
+    from fuzzcomp.workers.ray_worker import RayEngineError, resolve_address
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
     assert resolve_address("default") == ("local", True)          # a fresh machine: no <tmp>/ray at all
@@ -205,7 +205,7 @@ def test_ray_default_address_ignores_a_stale_address_file_and_starts_its_own(mon
 
 
 def test_a_node_without_the_campaign_folder_logs_to_a_file_of_that_campaign(monkeypatch, tmp_path):
-    from fuzzcomp.ray_engine import node_log_path
+    from fuzzcomp.workers.ray_worker import node_log_path
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     a = node_log_path("/shared/fuzz-out/run-20261201-080000/workers.log")
     b = node_log_path("/shared/fuzz-out/run-20261201-090000/workers.log")

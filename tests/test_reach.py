@@ -6,7 +6,8 @@ import warnings
 import pytest
 import torch
 
-from fuzzcomp.execute import check, configure_torch
+from fuzzcomp.run.execute import configure_torch
+from fuzzcomp.judge.check import check
 from fuzzcomp.generators import emit, from_jsonable, generate, to_jsonable
 from fuzzcomp.generators.build import GenConfig
 from fuzzcomp.generators.features import features

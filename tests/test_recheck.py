@@ -6,8 +6,8 @@ import stat
 import sys
 from pathlib import Path
 
-from fuzzcomp.cli import main
-from fuzzcomp.recheck import buckets, recheck
+from fuzzcomp.cli.parser import main
+from fuzzcomp.findings.recheck import buckets, recheck
 
 # a repro that fails unless the interpreter is "the fixed torch" (the wrapper sets FIXED_TORCH)
 STILL_UNLESS_FIXED = ("import os, sys\nif os.environ.get('FIXED_TORCH'):\n    sys.exit(0)\n"

@@ -13,15 +13,15 @@ import textwrap
 import pytest
 import torch
 
-from fuzzcomp.bugreport import environment, render_report
+from fuzzcomp.render.bugreport import environment, render_report
 from fuzzcomp.generators import generate
 from fuzzcomp.generators.ir import Assign, Call, Input, Program, Ref, TensorType
-from fuzzcomp.repro import render_repro
-from fuzzcomp.shortrepro import CASE_PREFIX, case_from_text, is_short
-from fuzzcomp.store import case_from_json
-from fuzzcomp.srcreduce import (SourceReduceError, bug_signature, candidates, count_statements,
+from fuzzcomp.render.repro import render_repro
+from fuzzcomp.render.shortrepro import CASE_PREFIX, case_from_text, is_short
+from fuzzcomp.findings.store import case_from_json
+from fuzzcomp.reduce.srcreduce import (SourceReduceError, bug_signature, candidates, count_statements,
                                 is_interesting, reduce_source)
-from fuzzcomp.triage import BucketKey
+from fuzzcomp.findings.triage import BucketKey
 
 KEY = BucketKey("numeric", "unknown", "output values")
 F32 = TensorType(("s0",), "float32")
@@ -92,9 +92,9 @@ def test_repro_exit_codes_and_pytest_collection(tmp_path):
 def test_short_inputs_rebuild_the_campaigns_tensors(layout):
     """Every layout through its real expression, bitwise the campaign's tensor (values and strides),
     large ones as a seeded expression, small ones as literals; an alias is a view of its base."""
-    from fuzzcomp.runtime import make_input
-    from fuzzcomp.shortinputs import input_lines
-    from fuzzcomp.shortrepro import Spec
+    from fuzzcomp.run.runtime import make_input
+    from fuzzcomp.render.shortinputs import input_lines
+    from fuzzcomp.render.shortrepro import Spec
     for shape in ((2, 2, 2, 2), (4, 5, 3, 2)):
         specs = [("x0", shape, "float32", layout), ("x1", shape, "int32", layout),
                  ("x2", shape, "bfloat16", "contiguous", {"kind": "alias", "of": 0, "view": "same"})]
@@ -152,7 +152,7 @@ def test_report_has_the_upstream_fuzzer_issue_shape(tmp_path):
     md = render_report(case, KEY, "output[0]: rmse ...", text, "BUG: ...", log_path=log,
                        info={"stage_ladder": {"stage": "aot_eager", "rung": "aot_eager",
                                               "rungs": {"eager": "clean", "aot_eager": "shows"}}})
-    assert md.startswith("[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) returns wrong values")
+    assert md.startswith("[Fuzzer][Eager/Compile Divergence] torch.compile(inductor, cpu) returns wrong values")
     for section in ("### 🐛 Describe the bug", "### Error logs", "**Expected:**", "**Actual:**",
                     "### Versions", "PyTorch version: 2.", "Python version: 3.", "def fn(x0):",
                     "| requires_grad |", "| `x0` | `[3]` | float32 | contiguous | True |",
@@ -225,10 +225,10 @@ def test_source_reduction_of_a_hand_edited_file(tmp_path):
     path.write_text(text)
     assert is_interesting(path, st.expect, 60)
     # the predicate also runs as a standalone script (exit 0 = interesting)
-    p = subprocess.run([sys.executable, "-m", "fuzzcomp.srcreduce", str(path), "--expect", st.expect],
+    p = subprocess.run([sys.executable, "-m", "fuzzcomp.reduce.srcreduce", str(path), "--expect", st.expect],
                        capture_output=True, timeout=60)
     assert p.returncode == 0
-    p = subprocess.run([sys.executable, "-m", "fuzzcomp.srcreduce", str(path), "--expect", "BUG: other"],
+    p = subprocess.run([sys.executable, "-m", "fuzzcomp.reduce.srcreduce", str(path), "--expect", "BUG: other"],
                        capture_output=True, timeout=60)
     assert p.returncode == 1
 
@@ -247,7 +247,7 @@ def test_program_without_inputs_renders_valid_python_and_runs(tmp_path):
     import json
     from pathlib import Path
 
-    from fuzzcomp.store import case_from_json
+    from fuzzcomp.findings.store import case_from_json
     case = case_from_json(json.loads((Path(__file__).parent / "data" / "module_no_inputs_case.json").read_text()))
     case = case.with_compile(device="cpu")
     assert not case.program.inputs and case.program.module is not None
@@ -262,7 +262,7 @@ def test_program_without_inputs_renders_valid_python_and_runs(tmp_path):
 
 def test_a_broken_repro_is_not_confirmed(tmp_path):
     """A repro that cannot even be parsed exits 1 like a reproduced bug; only its BUG line counts."""
-    from fuzzcomp.pipeline import reproduced, run_repro
+    from fuzzcomp.campaign.pipeline import reproduced, run_repro
     bad = tmp_path / "repro.py"
     bad.write_text("INPUTS = [\n    ,\n]\n")
     code, last = run_repro(bad, timeout_s=60)
@@ -352,7 +352,7 @@ def test_short_gradient_repro_accepts_none_against_zeros(tmp_path):
 
 def test_title_names_no_machine_path():
     """A crash inside a generated kernel names Inductor's cache path; the title keeps the message."""
-    from fuzzcomp.repro import headline
+    from fuzzcomp.render.repro import headline
     got = headline("compiled raised RuntimeError: kernel, /tmp/fuzzcomp-inductor-k2zm3sat/n3/"
                    "cn354zwmm5vp467hqfhl7uizhtptqwgxc6jkert62kcj3xb.cpp:37, index out of bounds: 0 <= tmp3 < 1L")
     assert got == "compiled raised RuntimeError: kernel, <generated>.cpp:37, index out of bounds: 0 <= tmp3 < 1L"
@@ -441,7 +441,7 @@ def test_short_zero_sign_repro_compares_sign_bits(tmp_path):
 
 
 def test_a_long_title_is_cut_at_a_word_boundary():
-    from fuzzcomp.repro import clip
+    from fuzzcomp.render.repro import clip
     text = "alias meta of output tensor 0: eager='requires_grad=True leaf=False inference=False view=True' " \
            "compiled='requires_grad=True leaf=False inference=False view=False'"
     cut = clip(text)

@@ -17,10 +17,10 @@ import torch
 
 from fuzzcomp.generators import generate
 from fuzzcomp.generators.ir import Assign, Call, Global, Input, Program, Ref, TensorType
-from fuzzcomp.repro import render_repro, short_spec
-from fuzzcomp.shortinputs import input_lines
-from fuzzcomp.shortrepro import Spec, is_short, render_short
-from fuzzcomp.triage import BucketKey
+from fuzzcomp.render.repro import render_repro, short_spec
+from fuzzcomp.render.shortinputs import input_lines
+from fuzzcomp.render.shortrepro import Spec, is_short, render_short
+from fuzzcomp.findings.triage import BucketKey
 
 F32 = TensorType(("s0",), "float32")
 
@@ -169,8 +169,8 @@ def test_module_buffer_mutation_and_state(tmp_path):
 def test_special_values_zero_size_and_offset_alias_rebuild_bitwise():
     """Special values in a tensor of more than 16 elements go through the salt helper; a
     zero-size input keeps its shape; an offset alias is ``base[1:]``. Each rebuilds bitwise."""
-    from fuzzcomp.runtime import make_inputs
-    from fuzzcomp.shortinputs import SALT_HELPER
+    from fuzzcomp.run.runtime import make_inputs
+    from fuzzcomp.render.shortinputs import SALT_HELPER
     specs = [("x0", (5, 4), "float32", "transposed", {"special": True}), ("x1", (0, 3), "float32", "contiguous"),
              ("x2", (3,), "float16", "contiguous", {"special": True}),
              ("x3", (5, 4), "float32", "contiguous", {"kind": "alias", "of": 0, "view": "offset"})]
@@ -210,7 +210,7 @@ def test_single_and_dict_outputs_reach_backward(tmp_path):
 def test_unused_parameters_and_submodule_returns():
     """Parameters and buffers nothing reads are neither registered nor loaded; the outputs are
     Model.forward's (a tuple), not a submodule's single tensor."""
-    from fuzzcomp.shortrepro import _drop_unused_state, _leaves
+    from fuzzcomp.render.shortrepro import _drop_unused_state, _leaves
     src = textwrap.dedent('''
         class Sub0(torch.nn.Module):
             def __init__(self):

@@ -3,7 +3,7 @@ one bucket, whatever program exposed it; two bugs, two buckets."""
 from __future__ import annotations
 
 from fuzzcomp.oracles import error_signature
-from fuzzcomp.runtime import _error
+from fuzzcomp.run.runtime import _error
 
 
 def _msg(exc: Exception) -> str:

@@ -46,7 +46,7 @@ def test_every_feature_appears_over_seeds():
 
 
 def test_eager_validity_at_least_95_percent():
-    from fuzzcomp.execute import observe
+    from fuzzcomp.run.execute import observe
     n, valid, errors = 300, 0, collections.Counter()
     for seed in range(n):
         obs = observe(generate(seed), eager_only=True)
@@ -59,7 +59,8 @@ def test_eager_validity_at_least_95_percent():
 
 
 def _aot_eager_verdicts(seeds):
-    from fuzzcomp.execute import check, configure_torch
+    from fuzzcomp.run.execute import configure_torch
+    from fuzzcomp.judge.check import check
     configure_torch()
     bad = {}
     from test_oracles_baseline import known_real
@@ -86,7 +87,7 @@ def test_aot_eager_silent_over_120_seeds():
 def test_call_state_applied_by_runtime():
     import torch
 
-    from fuzzcomp.runtime import make_inputs, run_call
+    from fuzzcomp.run.runtime import make_inputs, run_call
     specs = [("x0", ("s0", 3), "float32", "contiguous"), ("x1", ("s0", 3), "float32", "contiguous"),
              ("x2", ("s0", 3), "float32", "transposed", {"kind": "alias", "of": 0, "view": "transposed"}),
              ("x3", ("s0",), "float32", "contiguous", {"kind": "dict", "count": 2}),
@@ -120,8 +121,9 @@ def test_property_draw_stream_replays(data):
 
 def _planted_case():
     """A module program with a loop on which the perturb_add planted fault shows."""
-    from fuzzcomp.execute import check, configure_torch
-    from fuzzcomp.triage import bucket_of
+    from fuzzcomp.run.execute import configure_torch
+    from fuzzcomp.judge.check import check
+    from fuzzcomp.findings.triage import bucket_of
     configure_torch()
     for seed in range(200):
         case = generate(seed)
@@ -136,10 +138,10 @@ def _planted_case():
 
 
 def test_minimise_shrinks_planted_fault_on_structured_program():
-    from fuzzcomp.execute import check
-    from fuzzcomp.minimise import minimise
-    from fuzzcomp.passes import size_of
-    from fuzzcomp.triage import bucket_of
+    from fuzzcomp.judge.check import check
+    from fuzzcomp.reduce.minimise import minimise
+    from fuzzcomp.reduce.passes import size_of
+    from fuzzcomp.findings.triage import bucket_of
     case, key = _planted_case()
 
     def interesting(c):
@@ -156,9 +158,10 @@ def test_minimise_shrinks_planted_fault_on_structured_program():
 
 @pytest.mark.slow
 def test_repro_of_structured_program_reproduces(tmp_path):
-    from fuzzcomp.execute import check, configure_torch
-    from fuzzcomp.repro import render_repro
-    from fuzzcomp.triage import bucket_of
+    from fuzzcomp.run.execute import configure_torch
+    from fuzzcomp.judge.check import check
+    from fuzzcomp.render.repro import render_repro
+    from fuzzcomp.findings.triage import bucket_of
     configure_torch()
     for seed in range(300):
         case = generate(seed)

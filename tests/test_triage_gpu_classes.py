@@ -17,8 +17,8 @@ import torch
 from fuzzcomp.oracles import Verdict
 from fuzzcomp.oracles.judge import judge_cross_device
 from fuzzcomp.oracles.observation import CallRecord
-from fuzzcomp.runtime import salt_special
-from fuzzcomp.triage import bucket_of
+from fuzzcomp.run.runtime import salt_special
+from fuzzcomp.findings.triage import bucket_of
 
 
 def _outcome(values, labels=None):

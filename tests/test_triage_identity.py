@@ -3,14 +3,16 @@ reasons for recompiles (stride-only and automatic-dynamic ones are notes, not bu
 import pytest
 import torch
 
-from fuzzcomp.culprit import cheap_culprit, intermediates_variant
-from fuzzcomp.execute import ExecOptions, check, configure_torch
-from fuzzcomp.ladder import rungs_for
+from fuzzcomp.attribute.culprit import cheap_culprit, intermediates_variant
+from fuzzcomp.run.execute import ExecOptions, configure_torch
+from fuzzcomp.judge.check import check
+from fuzzcomp.attribute.ladder import rungs_for
 from fuzzcomp.oracles.judge import classify_replay, judge_recompiles, recompile_notes
 from fuzzcomp.oracles import Verdict
-from fuzzcomp.triage import bucket_of
+from fuzzcomp.findings.triage import bucket_of
 
-from oracle_cases import case, mul_relu, mutate_input
+from fuzzcomp.generators.ir import Assign, Input, Program, Ref
+from oracle_cases import SQ, case, mul_relu, mutate_input
 
 configure_torch()
 
@@ -68,7 +70,8 @@ def test_first_diverging_op_splits_numeric_buckets():
         keys[op] = bucket_of(numeric[0])
     assert keys["mul"] != keys["add"]
     assert keys["mul"].signature == "output values | culprit op: mul"
-    assert obs.stats["culprit"] == "no intermediate diverges: the value's writer"  # add is the output
+    # add writes the output: judged in program order with the intermediates, it is the first to diverge
+    assert obs.stats["culprit"] == "first diverging intermediate"
 
 
 def test_culprit_of_the_primary_verdict_survives_the_ladder():
@@ -89,7 +92,9 @@ def test_cheap_culprit_names_the_writer_or_reader():
     assert cheap_culprit(p, "grad of input y") == "mul"
     assert cheap_culprit(mutate_input(), "input x after call") == "mul_"
     variant, extra = intermediates_variant(p)
-    assert variant.outputs == ("w", "x", "z", "r") and [s.op for s in extra] == ["mul", "relu"]
+    # each value read right after its statement, under a fresh name (a later statement may rebind it)
+    assert variant.outputs[:2] == ("w", "x") and len(variant.outputs) == 5
+    assert [s.op for s in extra] == ["mul", "relu", "add"]
 
 
 def test_mutation_culprit_falls_back_gracefully():
@@ -153,3 +158,58 @@ def test_a_torch_global_left_wrong_is_the_identity_of_the_values_after_it():
     assert primary([dtype, glob]) is glob
     assert bucket_of(primary([dtype, glob])).signature == "torch globals: default_dtype"
     assert primary([dtype]) is dtype  # without a global in play, the value is the identity
+
+
+# ---- one fault, one bucket: guards, loop carries and spellings all name the faulty op -------------
+def _guarded_sqrt():
+    """v = sqrt(|x| + 0.25); w = v * 2: the add sits inside sqrt's domain guard."""
+    return Program((Input("x", SQ),),
+                   (Assign("v", "torch.sqrt", "torch.sqrt(torch.abs({0}) + 0.25)", (Ref("x"),), SQ),
+                    Assign("w", "torch.mul", "torch.mul({0}, 2.0)", (Ref("v"),), SQ)), ("w",), ("s0",))
+
+
+def _carried_loop():
+    """c = x.clone(); for _ in range(2): c = c * 0.5 + tanh(x) * 0.5; w = sin(c)."""
+    from fuzzcomp.generators.ir import Loop
+    body = (Assign("c", "loop:carry", "{0} * 0.5 + torch.tanh({1}) * 0.5", (Ref("c"), Ref("x")), SQ),)
+    return Program((Input("x", SQ),),
+                   (Assign("c", "loop:init", "{0}.clone()", (Ref("x"),), SQ),
+                    Loop("i", "range", 2, (), body, (("c", SQ),)),
+                    Assign("w", "torch.sin", "torch.sin({0})", (Ref("c"),), SQ)), ("w",), ("s0",))
+
+
+def _helper_call():
+    """h0(v0) = sigmoid(xlogy(v0, |v0| + 1)); w = h0(x).expand_as(x)."""
+    from fuzzcomp.generators.ir import CallFn, Function
+    h = Function("h0", (("v0", SQ),),
+                 (Assign("v1", "torch.xlogy", "torch.xlogy({0}, torch.abs({0}) + 1)", (Ref("v0"),), SQ),
+                  Assign("v2", "torch.sigmoid", "torch.sigmoid({0})", (Ref("v1"),), SQ)), "v2")
+    return Program((Input("x", SQ),),
+                   (CallFn("v5", "h0", (Ref("x"),), SQ),
+                    Assign("w", "Tensor.expand_as", "{0}.expand_as({1})", (Ref("v5"), Ref("x")), SQ)),
+                   ("w",), ("s0",), helpers=(h,))
+
+
+@pytest.mark.parametrize("program", [_guarded_sqrt, _carried_loop, _helper_call], ids=["guard", "loop", "helper"])
+def test_fault_inside_a_guard_or_a_loop_names_add(program):
+    _, verdicts = check(case(program(), "fuzzcomp.planted:perturb_add", sizes=((4,),)), ExecOptions(ladder=False))
+    numeric = [v for v in verdicts if v.symptom == "numeric"]
+    assert numeric and numeric[0].signature == "culprit op: torch.add", numeric
+    _, clean = check(case(program(), "aot_eager", sizes=((4,),)), ExecOptions(ladder=False))
+    assert not clean
+
+
+def test_a_fault_in_the_guarded_op_itself_still_names_it():
+    _, verdicts = check(case(_guarded_sqrt(), "fuzzcomp.planted:perturb_mul", sizes=((4,),)), ExecOptions(ladder=False))
+    numeric = [v for v in verdicts if v.symptom == "numeric"]
+    assert numeric and numeric[0].signature == "culprit op: torch.mul", numeric
+
+
+def test_spellings_of_one_op_share_a_name():
+    from fuzzcomp.attribute.culprit import canonical
+    assert {canonical(n) for n in ("torch.add", "Tensor.__add__", "Tensor.add_", "scalar:add",
+                                   "Tensor.__iadd__", "Tensor.add")} == {"torch.add"}
+    assert canonical("Tensor.mul_", inplace=True) == "Tensor.mul_" and canonical("mul_", inplace=True) == "mul_"
+    # full names stay whole: the known-bug registry matches "culprit op: torch\.nn\.functional\.avg_pool"
+    assert canonical("torch.nn.functional.avg_pool1d") == "torch.nn.functional.avg_pool1d"
+    assert canonical("Tensor.expand_as") == "Tensor.expand_as" and canonical("mul") == "mul"

@@ -1,0 +1,2 @@
+"""``fuzzcomp bench``: throughput of the worker loop, and the planted-fault campaigns it times.
+"""

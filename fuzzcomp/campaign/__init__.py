@@ -1,0 +1,3 @@
+"""The campaign: the loop over cases, the minimiser pool and each finding's pipeline (minimise,
+localise, render, confirm), and signal feedback.
+"""

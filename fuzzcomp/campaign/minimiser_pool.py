@@ -1,0 +1,194 @@
+"""The campaign's minimiser pool: which queued finding is minimised next, on which idle worker, and
+for how long.
+
+Contract: ``MinimiserPool`` is mixed into ``Campaign``; it reads the campaign's ``cfg``, ``store``,
+``queue`` (``(known?, rank, arrival, finding id)``), ``progress`` and stop events, and keeps
+``_minimisers`` (one record per running minimisation: its worker, thread, deadline and result).
+``_generation_over`` keeps the time the new bugs waiting still need at the budget's end. Each
+minimisation runs ``pipeline.finish_finding`` in a thread on a worker taken from the pool;
+a new bug goes first, a known one last; while cases are still generated, minimisation takes at most the
+configured share of worker time and one worker always keeps generating. Past its deadline (its
+allowance, or the campaign's budget) a minimisation is cancelled; reaped ones return their
+worker and refresh the summary and HTML report.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from fuzzcomp.base.config import default_minimizers
+from fuzzcomp.campaign.pipeline import finish_finding
+from fuzzcomp.findings.store import StoreError
+from fuzzcomp.reduce.typecheck import import_lazy_torch
+from fuzzcomp.report.html import write_html
+from fuzzcomp.report.summary import write_summary
+
+
+class MinimiserPool:
+    """The minimisation half of ``Campaign`` (see the module doc)."""
+
+    def _pick(self, generating: bool = False) -> int | None:
+        """Index in the queue of the next finding to minimise: new bugs before known ones, and
+        known ones only once generation is over (their time is what is left); among them a bucket
+        with no confirmed repro and none being made first, then queue order (first findings of
+        buckets, then arrival)."""
+        busy = {m["slug"] for m in self._minimisers}
+        for known in ((0,) if generating else (0, 1)):
+            for i, q in enumerate(self.queue):
+                slug = self._slug_of.get(q[-1])
+                if q[0] == known and slug not in self._has_repro and slug not in busy:
+                    return i
+            for i, q in enumerate(self.queue):
+                if q[0] == known and self._slug_of.get(q[-1]) not in busy:
+                    return i
+        return None
+
+    def _generation_over(self, end) -> bool:
+        """Generation ends early when only the time still needed to minimise every bucket is left.
+
+        One round of minimisation stays in reserve even when no bucket waits: a bucket found in
+        the budget's last seconds would otherwise end the campaign without a repro (a 30-minute
+        campaign's last finding came 1 s before its end). That standing reserve is the measured
+        time of one minimisation, at most a tenth of the budget; with buckets waiting it is their
+        rounds, at most a quarter."""
+        if end is None or not self.cfg.minimize:
+            return False
+        # the reserve is for new bugs: a known one costs a report, not a minimisation
+        waiting = {self._slug_of.get(q[-1]) for q in self.queue if q[-1] not in self._known} - \
+            self._has_repro - {m["slug"] for m in self._minimisers}
+        per = (self._minimise_spent / self._minimise_count) if self._minimise_count else \
+            min(self.cfg.minimize_budget_s, 60.0) + 30.0
+        if waiting:
+            rounds = -(-len(waiting) // max(1, len(self.workers)))
+            reserve = min(rounds * per, 0.25 * (self.cfg.seconds or 0))
+        else:  # the standing reserve costs generation time in every campaign: a tenth at most
+            reserve = min(per, 0.1 * (self.cfg.seconds or 0))
+        return time.monotonic() >= end - reserve
+
+    def _maybe_minimise(self, pool, end, generating: bool) -> None:
+        limit = (self.cfg.max_minimizers or default_minimizers(self.cfg.jobs)) if generating else len(pool) + \
+            len(self._minimisers)
+        while self.queue and self.cfg.minimize and not self.stop_reason and len(self._minimisers) < limit:
+            now = time.monotonic()
+            left = (end - now) if end is not None else None
+            if left is not None and left < 10:
+                return
+            free = [w for w in pool if not w.busy]
+            if not free or (generating and self.cfg.jobs > 1 and len(pool) <= 1):
+                return  # with several workers, one always keeps generating
+            i = self._pick(generating)
+            if i is None:
+                return
+            fid = self.queue[i][-1]
+            new_bucket = self._slug_of.get(fid) not in self._has_repro and fid not in self._known
+            worker_s = (now - self.t_start) * self.cfg.jobs
+            # a bucket with no repro yet may take more of the worker time than the share
+            share = self.cfg.minimize_share if not new_bucket else \
+                (1.0 if self.cfg.jobs > 1 else max(self.cfg.minimize_share, 0.5))
+            if generating and self.minimise_s + self._running_minimise_s(now) > share * worker_s:
+                return
+            self.queue.pop(i)
+            self._start_minimiser(pool, free[-1], fid, end, left)
+
+    def _running_minimise_s(self, now: float) -> float:
+        return sum(now - m["t0"] for m in self._minimisers)
+
+    def _start_minimiser(self, pool, w, fid: str, end, left) -> None:
+        import_lazy_torch()  # here, in the main thread: never two threads inside one lazy import
+        pool.remove(w)
+        now = time.monotonic()
+        budget = self.cfg.minimize_budget_s if left is None else max(5.0, min(self.cfg.minimize_budget_s,
+                                                                             left - 5))
+        # reduction budget plus one stage ladder; then the fresh-process checks with their own timeout
+        deadline = now + budget + min(self.cfg.case_timeout_s, 120.0)
+        police = deadline + self.cfg.confirm_runs * max(self.cfg.case_timeout_s, 60.0) + 15.0
+        if end is not None:
+            deadline, police = min(deadline, end), min(police, end)
+        m = {"worker": w, "fid": fid, "slug": self._slug_of.get(fid), "t0": now, "result": None,
+             "deadline": police, "stop": threading.Event()}
+
+        def should_stop() -> bool:
+            return self._stopping.is_set() or m["stop"].is_set()
+
+        def body():
+            try:
+                m["result"] = finish_finding(self.store, fid, w, minimize=True, budget_s=budget,
+                                             timeout_s=self.cfg.case_timeout_s, verify=True,
+                                             should_stop=should_stop, deadline=deadline,
+                                             phase_limits=(self.cfg.compile_timeout_s,
+                                                           self.cfg.run_timeout_s),
+                                             confirm_runs=self.cfg.confirm_runs)
+            except Exception as e:  # a harness bug must not end the campaign; the finding stays
+                tb = traceback.extract_tb(e.__traceback__)[-1]  # where: a harness error must be findable
+                m["result"] = {"id": fid, "error": f"{type(e).__name__}: {e}",
+                               "where": f"{Path(tb.filename).name}:{tb.lineno} ({tb.name})"}
+
+        m["thread"] = threading.Thread(target=body, name=f"fuzzcomp-minimise-{fid}", daemon=True)
+        self._minimisers.append(m)
+        self.store.event("minimize-start", id=fid, worker=w.index, budget_s=round(budget, 1),
+                         running=len(self._minimisers))
+        self.progress("minimising", fid=fid)
+        m["thread"].start()
+
+    def _police_minimisers(self, end) -> None:
+        """Cancel a minimisation past its deadline (its allowance, or the campaign's budget)."""
+        now = time.monotonic()
+        for m in self._minimisers:
+            if m["stop"].is_set():
+                continue
+            if now >= m["deadline"] or (end is not None and now >= end):
+                m["stop"].set()
+                m["worker"].cancel()  # a probe in flight returns "cancelled" at once
+                self.store.event("minimize-cancelled", id=m["fid"], after_s=round(now - m["t0"], 1),
+                                 reason="campaign budget spent" if end is not None and now >= end
+                                 else "minimisation allowance spent")
+
+    def _reap_minimisers(self, pool) -> None:
+        for m in [m for m in self._minimisers if not m["thread"].is_alive()]:
+            self._minimisers.remove(m)
+            spent = time.monotonic() - m["t0"]
+            self.minimise_s += spent
+            m["worker"].clear_cancel()
+            pool.append(m["worker"])
+            info = dict(m["result"] or {"id": m["fid"], "error": "no result"})
+            info["worker_s"] = round(spent, 1)
+            if "error" not in info:
+                self._minimise_spent += spent
+                self._minimise_count += 1
+                if info.get("confirmed") and m["slug"]:
+                    self._has_repro.add(m["slug"])
+            self.store.event("minimized", **info)
+            self.progress("minimized", info=info)
+            self._refresh_reports()
+
+    def _refresh_reports(self) -> None:
+        """Every minimisation shows in summary.md, summary.json and report.html at once."""
+        try:
+            write_html(self.store, write_summary(self.store))
+        except (OSError, StoreError) as e:
+            self.progress("warning", message=f"could not refresh the summary: {e}")
+
+    def _end_minimisers(self, wait_s: float) -> None:
+        """Cancel every minimisation and give them ``wait_s`` in all (not each) to save their work."""
+        for m in self._minimisers:
+            m["stop"].set()
+            m["worker"].cancel()
+        until = time.monotonic() + wait_s
+        for m in list(self._minimisers):
+            while m["thread"].is_alive() and time.monotonic() < until and not self._hurry.is_set():
+                m["thread"].join(0.2)
+        for m in [m for m in self._minimisers if m["thread"].is_alive()]:
+            # leave it: its finding stays queued (no final status.json)
+            self._minimisers.remove(m)
+            spent = time.monotonic() - m["t0"]
+            self.minimise_s += spent
+            try:
+                self.store.event("minimize-abandoned", id=m["fid"], worker_s=round(spent, 1))
+            except OSError:
+                pass
+        try:
+            self._reap_minimisers([])
+        except OSError:
+            pass

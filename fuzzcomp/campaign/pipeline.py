@@ -1,0 +1,257 @@
+"""From a recorded finding to a minimised, verified repro and bug report.
+
+Contract: ``probe_predicate(worker, key, timeout)`` builds the reducer's
+"is it still the same bug?" test on an isolated worker; ``finish_finding``
+minimises one stored finding (optional), writes ``minimized.json``,
+``repro.py`` and ``report.md`` beside it, then runs the repro in a fresh
+process to confirm the bug reproduces outside the campaign. It returns a small
+dict that the campaign logs and the summary shows. Triage against what is
+already known (``fuzzcomp.findings.known``): a finding the registry claims
+carries its entry as ``known`` in status.json. A known bug costs nothing after
+its first sight: one claimed by a settled identity (its bucket seen before, or
+a rule on a raised exception's message) is neither minimised nor re-checked;
+one claimed by a rule on a silent symptom is minimised once per campaign (the minimised program's ops
+re-ask the registry, and may find it new after all).
+"""
+from __future__ import annotations
+
+import shlex
+
+import itertools
+import time
+from pathlib import Path
+import json
+
+from fuzzcomp.generators import Case
+from fuzzcomp.oracles import primary
+
+from fuzzcomp.render.bugreport import render_report
+from fuzzcomp.base.messages import CHECK, DONE, EAGER_ONLY, Job, LOCALISE
+from fuzzcomp.reduce.minimise import minimise
+from fuzzcomp.campaign.hang_probe import hang_stage, probe_limits
+from fuzzcomp.workers.isolation_verdicts import blames_compiler, crash_verdict, needs_eager_rerun
+from fuzzcomp.render.repro import render_repro
+from fuzzcomp.render.shortrepro import HANG_S, is_short
+from fuzzcomp.findings.store import case_to_json, Store, write_atomic, write_json
+from fuzzcomp.base.repro_runner import last_line, run_repro_file
+from fuzzcomp.findings.known import claim, label, settled
+from fuzzcomp.findings.triage import bucket_of, BucketKey, dedup_key
+from fuzzcomp.workers.worker import Worker
+
+_ids = itertools.count(1_000_000)
+
+
+def _limit(timeout_s: float, deadline: float | None) -> float:
+    """A job's timeout, cut so that it ends by ``deadline`` (never below 5 s)."""
+    if deadline is None:
+        return timeout_s
+    return max(5.0, min(timeout_s, deadline - time.monotonic()))
+
+
+def probe_keys(worker: Worker, case: Case, timeout_s: float, phase_limits=(None, None),
+               deadline: float | None = None) -> tuple[bool, set[BucketKey], list]:
+    """Run one case in isolation: (eager valid?, bucket keys seen, verdicts).
+
+    ``phase_limits`` = (compile, run) seconds: the worker's per-phase timeouts (see worker.py).
+    """
+    compile_s, run_s = phase_limits
+    r = worker.run(Job(next(_ids), CHECK, case, _limit(timeout_s, deadline), compile_timeout_s=compile_s,
+                       run_timeout_s=run_s))
+    if r.status == DONE:
+        return r.valid, {bucket_of(v) for v in r.verdicts}, r.verdicts
+    if needs_eager_rerun(r):
+        e = worker.run(Job(next(_ids), EAGER_ONLY, case, _limit(timeout_s, deadline), run_timeout_s=run_s))
+        if blames_compiler(r, e):
+            v = crash_verdict(r.status, r.message)
+            return True, {bucket_of(v)}, [v]
+    return False, set(), []
+
+
+def localise_stage(worker: Worker, case: Case, target, timeout_s: float,
+                   deadline: float | None = None) -> dict | None:
+    """Re-run a minimised finding on eager, aot_eager, aot_eager_decomp_partition, inductor (in
+    the worker); the first rung that shows the symptom names the stage. None if it cannot tell."""
+    r = worker.run(Job(next(_ids), LOCALISE, case, _limit(timeout_s * 4, deadline), target=target))
+    if r.status != DONE or not isinstance(r.stats, dict) or "stage" not in r.stats:
+        return None
+    return {"stage": r.stats["stage"], "rung": r.stats.get("rung"), "rungs": r.stats.get("rungs", {})}
+
+
+def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float, phase_limits=(None, None),
+                    deadline: float | None = None):
+    """Still the same bug: eager valid, and ``key`` is the primary (most severe) verdict's bucket.
+
+    Requiring the primary one, not just any verdict, keeps a candidate from trading the bug for
+    a worse one (a mutation finding whose reduced program also returns a wrong output would
+    print the output's line first in its repro).
+    """
+    def is_interesting(case: Case) -> bool:
+        valid, _, verdicts = probe_keys(worker, case, timeout_s, phase_limits, deadline)
+        return valid and bool(verdicts) and bucket_of(primary(verdicts)) == key
+    return is_interesting
+
+
+def reproduced(code: int | None, last: str) -> bool:
+    """The repro ran and printed its BUG line: exit 1 alone is not enough (a broken file exits 1)."""
+    return code == 1 and str(last).startswith("BUG:")
+
+
+def run_repro(path, timeout_s: float = 600.0, should_stop=None) -> tuple[int | None, str]:
+    """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line)."""
+    run = run_repro_file(path, timeout_s, should_stop=should_stop, log_to=Path(path).with_suffix(".log"))
+    return run.code, (run.why if run.code is None else last_line(run))
+
+
+def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,
+                   timeout_s: float, verify: bool = True, should_stop=lambda: False,
+                   phase_limits=(None, None), deadline: float | None = None, confirm_runs: int = 3) -> dict:
+    """Minimise (within ``budget_s``), localise, write the repro and report, verify in a fresh process.
+
+    ``deadline`` (monotonic) bounds the reduction and the stage ladder: every probe's timeout is cut
+    to it, and the ladder is skipped once it has passed. The fresh-process check then runs with its
+    own full timeout; only ``should_stop()`` (the campaign ending) skips or cuts it, and then
+    ``status.json`` says "not checked" (confirmed None), never "not reproduced". The repro is
+    always written. The check runs the repro in ``confirm_runs`` fresh processes (``confirm_repro``):
+    confirmed only when it fails in every one, ``flaky`` when only in some.
+    """
+    def late() -> bool:
+        return should_stop() or (deadline is not None and time.monotonic() >= deadline)
+
+    data = store.finding(fid)
+    case, key = data["case_obj"], data["bucket_obj"]
+    detail = data["verdict_objs"][0].detail
+    info: dict = {"id": fid, "bucket": key.slug()}
+    known = claim(key, case)
+    info["known"] = label(known)
+    if known is not None:
+        if settled(known) or _known_entry_done(store, fid, known.bug.id):
+            # its identity is certain (the registry holds it, with its issue or searches), or a
+            # finding of it was minimised here already: `fuzzcomp minimize ID` makes a repro on demand
+            minimize = verify = False
+            info["known_skipped"] = info["repro_says"] = \
+                f"known bug {known.bug.id}: not minimised or re-checked again ({known.bug.advice()})"
+    if key.symptom == "hang":  # seconds per probe, not the campaign's whole compile limit
+        phase_limits = probe_limits(phase_limits)
+    if minimize and worker is not None:
+        t0 = time.monotonic()
+        if deadline is not None:
+            budget_s = max(1.0, min(budget_s, deadline - time.monotonic()))
+        small, stats = minimise(case, probe_predicate(worker, key, timeout_s, phase_limits, deadline),
+                                budget_s, should_stop=late)
+        verdicts = [] if late() else probe_keys(worker, small, timeout_s, phase_limits, deadline)[2]
+        same = [v for v in verdicts if bucket_of(v) == key]
+        if same:
+            detail = same[0].detail
+        write_json(store.path(fid, "minimized.json"), {"case": case_to_json(small), "detail": detail,
+                                                      "stats": stats.to_json()})
+        info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
+        case = small
+        target = same[0] if same else data["verdict_objs"][0]
+        if key.symptom == "hang" and not late():  # the ladder's rungs as separate probes
+            ladder = hang_stage(lambda c, t, lim, d: probe_keys(worker, c, t, lim, d), case, timeout_s,
+                                phase_limits, deadline)
+            if ladder:
+                info["stage_ladder"] = ladder
+                detail = f"[stage by backend ladder: {ladder['stage']}] {detail}"
+        elif case.compile.backend == "inductor" and key.stage in ("unknown", "runtime") and not late():
+            ladder = localise_stage(worker, case, target, timeout_s, deadline)
+            if ladder:
+                info["stage_ladder"] = ladder
+                detail = f"[stage by backend ladder: {ladder['stage']}] {detail}"
+    info["dedup"] = dedup_key(key, case.program)
+    if "minimize_s" in info:  # the minimised program's ops decide, as they decide its bucket
+        info["known"] = label(claim(key, case))
+    repro = store.path(fid, "repro.py")
+    repro_text = render_repro(case, key, detail)
+    # Order on disk: report and a provisional status first, the repro last, so an interruption at
+    # any point never leaves a repro.py without its report.md and status.json ("pending": the
+    # fresh-process check is still to come; resume minimises such a finding again).
+    write_atomic(store.path(fid, "report.md"), render_report(case, key, detail, repro_text, None))
+    write_json(store.path(fid, "status.json"), {**info, "confirmed": None, "pending": "fresh-process check"})
+    write_atomic(repro, repro_text)
+    unchecked = f"not checked in a fresh process: stopped before the check (run `python {shlex.quote(str(repro))}`)"
+    if verify and should_stop():
+        info["confirmed"] = None
+        info["repro_says"] = unchecked
+    elif verify:  # its own full timeout: cut only by the campaign stopping, never by the reduce deadline
+        info["repro_form"] = "short" if is_short(repro_text) else "long"
+        # a hang's short form waits HANG_S for its child's calls (and its start-up) before it says so
+        confirm_s = max(timeout_s, 60) + (HANG_S + 60 if key.symptom == "hang" else 0)
+        info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop))
+        if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
+            info.update(fall_back(repro, repro_text, dict(info), case, key, detail, confirm_runs,
+                                  max(timeout_s, 60), should_stop))
+        if info["confirmed"] is None:
+            info["repro_says"] = unchecked
+    write_atomic(store.path(fid, "report.md"),
+                 render_report(case, key, detail, repro.read_text(), info.get("repro_says"),
+                               log_path=repro.with_suffix(".log"), info=info))
+    write_json(store.path(fid, "status.json"), info)
+    return info
+
+
+def _said(info: dict) -> str:
+    return f"exit {info.get('repro_exit')}: {info.get('repro_says')}"
+
+
+def fall_back(repro: Path, short: str, short_info: dict, case: Case, key: BucketKey, detail: str, runs: int,
+              timeout_s: float, should_stop) -> dict:
+    """The pruned short file never showed the bug in a fresh process: try the short file of the
+    minimised program as it is (what the renderer pruned may be what the bug needs), then the
+    long form (the campaign's own judge). The first that shows it is the repro; where none does,
+    the pruned short file stays (the others buy nothing) and the status says what each printed.
+    Returns the status fields to update."""
+    said = {"short": _said(short_info)}
+    for form in ("short-full", "long"):
+        text = render_repro(case, key, detail, form=form)
+        if form == "short-full" and (text == short or not is_short(text)):
+            continue
+        write_atomic(repro, text)
+        got = confirm_repro(repro, runs, timeout_s, should_stop)
+        if got["confirmed"] is not False or got.get("flaky"):  # it shows (or the check was cut short)
+            return {**got, "repro_form": "short" if is_short(text) else "long", "unpruned": form == "short-full",
+                    **{f"{k}_said": v for k, v in said.items()}}
+        said["full" if form == "short-full" else "long"] = _said(got)
+    write_atomic(repro, short)
+    return {f"{k}_said": v for k, v in said.items() if k != "short"}
+
+
+def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False) -> dict:
+    """Run the repro in ``runs`` fresh processes. Confirmed only when every run exits 1 with its
+    BUG line; some but not all: ``flaky``; none: not reproduced. Cut short by ``should_stop``
+    before all runs are made: unknown (``confirmed`` None)."""
+    results = []
+    for _ in range(max(1, runs)):
+        if should_stop():
+            break
+        code, last = run_repro(repro, timeout_s=timeout_s, should_stop=should_stop)
+        if code is None and should_stop():
+            break
+        results.append((code, last))
+    hits = [r for r in results if reproduced(*r)]
+    info: dict = {"confirm_runs": f"{len(hits)}/{len(results)}"}
+    if results:
+        code, last = hits[0] if hits else results[0]
+        info["repro_exit"], info["repro_says"] = code, last
+    if len(results) < max(1, runs) and not (results and hits and len(hits) < len(results)):
+        info["confirmed"] = None  # not every run was made
+    elif len(hits) == len(results):
+        info["confirmed"] = True
+    else:
+        info["confirmed"] = False
+        info["flaky"] = bool(hits)
+    return info
+
+
+def _known_entry_done(store: Store, fid: str, bug_id: str) -> bool:
+    """True when another finding of this known bug in the store is already minimised."""
+    for other in store.finding_ids():
+        path = store.path(other, "status.json")
+        if other != fid and path.exists():
+            try:
+                st = json.loads(path.read_text())
+            except json.JSONDecodeError:
+                continue
+            if isinstance(st.get("known"), dict) and st["known"].get("id") == bug_id and "minimize_s" in st:
+                return True
+    return False

@@ -1,0 +1,91 @@
+"""The known-bug registry at the keyboard: ``link`` a finding's bucket to an upstream issue (or an
+entry), ``known`` to list what the registry holds.
+
+Contract: ``cmd_link(args)`` adds the finding's bucket to the registry entry of ``--issue`` (or
+``--id``), or makes a new entry for it, writes ``known_bugs.json`` atomically, and rebuilds the
+campaign's summary so the bucket shows as known at once; the next campaign labels it known when
+it is found. ``--fixed-in`` records the first torch release without the bug (``fuzzcomp recheck``
+tells which). ``cmd_known(args)`` prints one line per entry: id, state, next step, buckets and
+repro. Usage mistakes (no such finding, a URL that is not one, a broken registry) are one line
+and exit 2.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from fuzzcomp.base import exitcodes
+from fuzzcomp.base.errors import HarnessError, UsageError
+from fuzzcomp.cli.corpus_commands import _refresh_campaign
+from fuzzcomp.cli.finding_lookup import find_finding
+from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, release
+from fuzzcomp.findings.known import REGISTRY_NAME, RegistryError, forget_cache, link_bucket, load_registry
+from fuzzcomp.findings.store import StoreError, load_finding
+
+_SLUG = re.compile(r"[a-z-]+-[a-z]+-[0-9a-f]{8}")
+
+
+def _registry_path(args) -> Path:
+    corpus = Path(args.corpus) if args.corpus else default_corpus_dir()
+    if not corpus.is_dir():
+        raise UsageError(f"no corpus folder at {corpus} (the registry is {REGISTRY_NAME} in it)")
+    return corpus / REGISTRY_NAME
+
+
+def _bucket_and_title(args) -> tuple[str, str, Path | None]:
+    if _SLUG.fullmatch(args.finding) and not Path(args.finding).exists():
+        return args.finding, args.finding, None
+    folder = find_finding(args.finding, args.campaign)
+    try:
+        data = load_finding(folder / "finding.json")
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    key = data["bucket_obj"]
+    title = f"{key.symptom} ({key.stage}): {key.signature}"[:160]
+    return key.slug(), title, folder
+
+
+def cmd_link(args) -> int:
+    if not (args.issue or args.id):
+        raise UsageError("link needs --issue URL (the upstream report) or --id ENTRY (a registry entry)")
+    if args.issue and not re.match(r"https?://\S+$", args.issue):
+        raise UsageError(f"--issue {args.issue!r} is not a URL")
+    if args.fixed_in:
+        try:
+            release(args.fixed_in)
+        except CorpusError as e:
+            raise UsageError(f"--fixed-in: {e}") from None
+    path = _registry_path(args)
+    slug, title, folder = _bucket_and_title(args)
+    try:
+        load_registry(path, "0")   # a broken file is refused before anything is written
+        entry, created = link_bucket(path, slug=slug, title=title, issue=args.issue, state=args.state,
+                                     fixed_in=args.fixed_in, bug_id=args.id)
+    except RegistryError as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise HarnessError(f"cannot write {path}: {e.strerror or e}") from None
+    forget_cache()
+    print(f"{'new entry' if created else 'linked to entry'} {entry}: bucket {slug} is known"
+          f"{' (' + args.issue + ')' if args.issue else ''} in {path}")
+    print("the next campaign labels it known and spends no minimisation on it")
+    if folder is not None:
+        if args.corpus:  # the rebuilt summary asks the registry just written
+            os.environ["FUZZCOMP_CORPUS"] = str(Path(args.corpus).resolve())
+        _refresh_campaign(folder.parent.parent)
+    return exitcodes.CLEAN
+
+
+def cmd_known(args) -> int:
+    path = _registry_path(args)
+    try:
+        reg = load_registry(path, args.torch or "0")
+    except RegistryError as e:
+        raise UsageError(str(e)) from None
+    print(f"{len(reg.bugs)} known bugs in {path}")
+    for b in reg.bugs:
+        state = b.state or ("not reported" if b.issue is None else "?")
+        print(f"- {b.id}  [{state}]  {b.title}")
+        print(f"    {b.advice()}; buckets {len(b.buckets)}{'; repro corpus/' + b.repro if b.repro else ''}")
+    return exitcodes.CLEAN

@@ -1,0 +1,352 @@
+"""The registry of known torch.compile bugs: one entry per root cause, and its matcher.
+
+Contract: ``load_registry(path)`` reads ``corpus/known_bugs.json`` into frozen
+``KnownBug`` entries (a broken file raises ``RegistryError`` naming the entry
+and the field). ``Registry.match(identity)`` answers "is this finding a known
+bug?" the way the minimiser answers "is this still the same bug?": from the
+finding's identity (its BucketKey and the ops of its program), never from free
+text. An entry matches when the finding's bucket is one the bug has shown up
+under, or when the entry's rule holds: the symptom, a regular expression on the
+normalised signature (the bucket's own), the ops the program must contain (shell
+globs on op names, so ``*expm1*`` covers ``torch.expm1``, ``Tensor.expm1_`` and a
+constant subgraph's ``const:torch.expm1``) and the device. A rule names the root
+cause, so a downstream symptom of it (the ``-0.0`` of ``expm1`` read back by
+``atan2``) matches too. An entry whose fix is in the running torch, or whose
+affected range leaves it out, never matches: a rediscovery there is a
+regression, and ``Match.regression`` says which entry it resembles.
+``label(match)`` is what ``summary.json`` stores as a bucket's ``known``.
+``add_bucket`` and ``save_registry`` are the one way the file is written
+(``fuzzcomp link``): atomically, with its layout kept.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected
+from fuzzcomp.findings.store import write_atomic
+from fuzzcomp.findings.triage import BucketKey, op_set
+
+REGISTRY_NAME = "known_bugs.json"
+STATES = ("open", "closed")
+_RULE_KEYS = {"symptoms", "signature", "ops_all", "ops_any", "device", "stages"}
+_ENTRY_KEYS = {"id", "title", "root_cause", "issue", "state", "fix_pr", "fixed_in", "affected", "repro",
+               "buckets", "match", "searched", "searched_on", "notes", "related"}
+
+
+class RegistryError(ValueError):
+    """The registry file cannot be used: it says which entry and field."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    symptoms: tuple[str, ...] = ()
+    signature: str | None = None           # regex, searched in the bucket's normalised signature
+    ops_all: tuple[str, ...] = ()          # globs: each must match some op of the program
+    ops_any: tuple[str, ...] = ()          # globs: one of them must match some op
+    device: str | None = None
+    stages: tuple[str, ...] = ()
+
+    def holds(self, ident: "Identity") -> bool:
+        if self.symptoms and ident.symptom not in self.symptoms:
+            return False
+        if self.stages and ident.stage not in self.stages:
+            return False
+        if self.device and ident.device != self.device:
+            return False
+        if self.signature and not re.search(self.signature, ident.signature):
+            return False
+        if any(not _has_op(ident.ops, g) for g in self.ops_all):
+            return False
+        return not self.ops_any or any(_has_op(ident.ops, g) for g in self.ops_any)
+
+
+def _has_op(ops: frozenset[str], glob: str) -> bool:
+    return any(fnmatch.fnmatchcase(op, glob) for op in ops)
+
+
+@dataclass(frozen=True)
+class KnownBug:
+    id: str
+    title: str
+    issue: str | None = None               # the upstream issue, None when not reported upstream
+    state: str | None = None               # the issue's state: open / closed
+    fix_pr: str | None = None
+    fixed_in: str | None = None            # the first torch release with the fix
+    affected: str | None = None            # torch versions that show it, e.g. ">=2.11,<2.13"
+    repro: str | None = None               # a corpus file that shows it
+    buckets: tuple[str, ...] = ()          # bucket slugs it has shown up under
+    rule: Rule | None = None
+    root_cause: str = ""
+    searched: tuple[str, ...] = ()         # the upstream searches made for it
+    searched_on: str | None = None
+    notes: str = ""
+    related: tuple[str, ...] = ()          # upstream threads that resemble it without being it
+
+    def advice(self) -> str:
+        """The next step for a user who meets it."""
+        if self.fixed_in:
+            return f"fixed in torch {self.fixed_in}: upgrade"
+        if self.issue is None:
+            when = f" on {self.searched_on}" if self.searched_on else ""
+            return (f"not reported upstream (searched {len(self.searched)} ways{when}; the registry lists them): "
+                    "file it")
+        if self.state == "closed":
+            return f"closed upstream: {self.issue}" + (f" (fix: {self.fix_pr})" if self.fix_pr else "")
+        return f"open upstream: {self.issue}"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What matching reads of a finding: its bucket and the ops of its program."""
+    slug: str
+    symptom: str
+    stage: str
+    signature: str
+    ops: frozenset[str] = frozenset()
+    device: str = "cpu"
+
+
+@dataclass(frozen=True)
+class Match:
+    bug: KnownBug
+    how: str                               # "bucket" (seen under this identity) or "rule"
+    regression: bool = False               # the running torch has its fix: a rediscovery is news
+
+
+def _strs(value, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise RegistryError(f"{where}: a list of strings, not {value!r}")
+    return tuple(value)
+
+
+def _rule(data, where: str) -> Rule | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict) or not data:
+        raise RegistryError(f"{where}: 'match' must be a non-empty object")
+    bad = set(data) - _RULE_KEYS
+    if bad:
+        raise RegistryError(f"{where}: unknown match key {sorted(bad)[0]!r}; known: {', '.join(sorted(_RULE_KEYS))}")
+    sig = data.get("signature")
+    if sig is not None:
+        try:
+            re.compile(sig)
+        except re.error as e:
+            raise RegistryError(f"{where}: match.signature is not a regular expression: {e}") from None
+    rule = Rule(symptoms=_strs(data.get("symptoms"), where + ".symptoms"), signature=sig,
+                ops_all=_strs(data.get("ops_all"), where + ".ops_all"),
+                ops_any=_strs(data.get("ops_any"), where + ".ops_any"),
+                device=data.get("device"), stages=_strs(data.get("stages"), where + ".stages"))
+    if not (rule.signature or rule.ops_all or rule.ops_any):
+        raise RegistryError(f"{where}: a rule needs a signature or ops, or it matches every finding "
+                            "of its symptom")
+    return rule
+
+
+def entry_from_json(data: dict, where: str) -> KnownBug:
+    if not isinstance(data, dict):
+        raise RegistryError(f"{where}: an entry is an object")
+    bad = set(data) - _ENTRY_KEYS
+    if bad:
+        raise RegistryError(f"{where}: unknown key {sorted(bad)[0]!r}")
+    for req in ("id", "title"):
+        if not isinstance(data.get(req), str) or not data[req]:
+            raise RegistryError(f"{where}: {req!r} is required")
+    where = f"{where} ({data['id']})"
+    if data.get("state") not in (None, *STATES):
+        raise RegistryError(f"{where}: state must be one of {', '.join(STATES)}")
+    try:
+        if data.get("affected"):
+            torch_affected(data["affected"], "2.11.0")
+        if data.get("fixed_in"):
+            release(data["fixed_in"])
+    except CorpusError as e:
+        raise RegistryError(f"{where}: {e}") from None
+    bug = KnownBug(id=data["id"], title=data["title"], issue=data.get("issue"), state=data.get("state"),
+                   fix_pr=data.get("fix_pr"), fixed_in=data.get("fixed_in"), affected=data.get("affected"),
+                   repro=data.get("repro"), buckets=_strs(data.get("buckets"), where + ".buckets"),
+                   rule=_rule(data.get("match"), where), root_cause=data.get("root_cause", ""),
+                   searched=_strs(data.get("searched"), where + ".searched"),
+                   searched_on=data.get("searched_on"), notes=data.get("notes", ""),
+                   related=_strs(data.get("related"), where + ".related"))
+    if not bug.buckets and bug.rule is None:
+        raise RegistryError(f"{where}: needs 'buckets' or 'match', or nothing can match it")
+    return bug
+
+
+class Registry:
+    """The known bugs, matched against the torch version running now."""
+
+    def __init__(self, bugs: list[KnownBug], torch_version: str, path: Path | None = None):
+        self.bugs, self.torch, self.path = list(bugs), torch_version, path
+
+    def _applies(self, bug: KnownBug) -> bool:
+        if bug.fixed_in and _at_least(self.torch, bug.fixed_in):
+            return False
+        return torch_affected(bug.affected, self.torch)
+
+    def match(self, ident: Identity) -> Match | None:
+        """The entry for this finding's root cause; an identity seen before wins over a rule."""
+        hits = [Match(b, "bucket") for b in self.bugs if ident.slug in b.buckets]
+        hits += [Match(b, "rule") for b in self.bugs if b.rule is not None and b.rule.holds(ident)]
+        live = [m for m in hits if self._applies(m.bug)]
+        if live:
+            return live[0]
+        return Match(hits[0].bug, hits[0].how, regression=True) if hits else None
+
+    def get(self, bug_id: str) -> KnownBug | None:
+        return next((b for b in self.bugs if b.id == bug_id), None)
+
+
+def settled(match: Match) -> bool:
+    """The identity is certain before minimisation: the bucket was seen before, or a rule on a
+    raised exception's message claimed it (a silent finding's unminimised ops prove little)."""
+    from fuzzcomp.base.symptoms import VALUE
+    return match.how == "bucket" or match.bug.rule is None or not (
+        set(match.bug.rule.symptoms or VALUE) & set(VALUE)) and match.bug.rule.signature is not None
+
+
+def label(match: Match | None):
+    """A bucket's ``known`` field: False, or the entry with its link and the next step."""
+    if match is None or match.regression:
+        return False
+    b = match.bug
+    return {"id": b.id, "title": b.title, "issue": b.issue, "state": b.state, "fix_pr": b.fix_pr,
+            "fixed_in": b.fixed_in, "repro": b.repro, "matched_by": match.how, "advice": b.advice()}
+
+
+def load_registry(path: Path, torch_version: str) -> Registry:
+    path = Path(path)
+    if not path.exists():
+        return Registry([], torch_version, path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RegistryError(f"{path} cannot be read: {type(e).__name__}: {e}") from None
+    bugs_json = data.get("bugs") if isinstance(data, dict) else None
+    if not isinstance(bugs_json, list):
+        raise RegistryError(f"{path}: expected an object with a 'bugs' list")
+    bugs = [entry_from_json(e, f"{path.name}: bugs[{i}]") for i, e in enumerate(bugs_json)]
+    ids = [b.id for b in bugs]
+    dup = next((i for i in ids if ids.count(i) > 1), None)
+    if dup:
+        raise RegistryError(f"{path}: id {dup!r} appears twice: one entry per root cause")
+    return Registry(bugs, torch_version, path)
+
+
+def _at_least(version: str, floor: str) -> bool:
+    have, want = release(version), release(floor)
+    width = max(len(have), len(want))
+    return have + (0,) * (width - len(have)) >= want + (0,) * (width - len(want))
+
+
+def identity(key: BucketKey, program, device: str) -> Identity:
+    """A finding's identity for matching: its bucket and the op set of its program."""
+    return Identity(key.slug(), key.symptom, key.stage, key.signature, frozenset(op_set(program)), device)
+
+
+def claim(key: BucketKey, case, torch_version: str | None = None) -> Match | None:
+    """The registry entry that claims a finding of ``case``, None when it is new. The registry
+    holds torch's bugs: a finding of a custom backend (``module:function``, a planted fault or
+    the user's own) is never one of them, and one outside an entry's torch range is news.
+    ``torch_version``: the torch the finding was made with (default: the running one)."""
+    if ":" in case.compile.backend:
+        return None
+    m = default_registry(torch_version).match(identity(key, case.program, case.compile.device))
+    return None if m is None or m.regression else m
+
+
+def agreement(bug: KnownBug, status: str, torch_version: str | None, slug: str) -> dict:
+    """Do a recheck's answer (``fixed`` / ``still-shows``) under ``torch_version`` and the entry's
+    ``fixed_in`` say the same? The hint says how to make them agree."""
+    out = {"id": bug.id, "fixed_in": bug.fixed_in, "agrees": True, "hint": ""}
+    if torch_version is None or status not in ("fixed", "still-shows"):
+        return out
+    version = torch_version.split("+")[0]
+    says_fixed = bool(bug.fixed_in) and _at_least(version, bug.fixed_in)
+    if status == "still-shows" and says_fixed:
+        out.update(agrees=False, hint=f"the registry says fixed in {bug.fixed_in}, yet it shows on {version}: "
+                   "a regression, or an entry to correct")
+    elif status == "fixed" and not says_fixed:
+        out.update(agrees=False, hint=f"fixed on {version}; the registry says "
+                   + (f"fixed in {bug.fixed_in}" if bug.fixed_in else "nothing of a fix")
+                   + f": `fuzzcomp link {slug} --id {bug.id} --fixed-in {version}` records it")
+    return out
+
+
+def _corpus_entries(corpus_dir: Path, named: set[str]) -> list[KnownBug]:
+    """Open corpus files no registry entry names (as repro or bucket): known by their bucket."""
+    out = []
+    for e in load_known(corpus_dir):
+        if e.source in named or e.bucket in named:
+            continue
+        issue = e.issue if e.issue not in (None, "none") else None
+        out.append(KnownBug(id=f"corpus:{e.source}", title=f"the corpus repro {e.source}", issue=issue,
+                            affected=e.torch, repro=e.source, buckets=(e.bucket,),
+                            notes="known from the corpus file's metadata alone"))
+    return out
+
+
+_CACHE: dict = {}
+
+
+def default_registry(torch_version: str | None = None) -> Registry:
+    """The registry of the corpus folder (``$FUZZCOMP_CORPUS`` or the checkout's corpus/), plus
+    its open corpus files, for the running torch; loaded once per process. A broken file warns
+    and counts as empty: a campaign never stops for it (``fuzzcomp link`` refuses to write it)."""
+    import torch
+    version = torch_version or torch.__version__
+    corpus = default_corpus_dir()
+    key = (str(corpus), version)
+    if key not in _CACHE:
+        try:
+            reg = load_registry(corpus / REGISTRY_NAME, version)
+            named = {b.repro for b in reg.bugs if b.repro} | {s for b in reg.bugs for s in b.buckets}
+            reg.bugs += _corpus_entries(corpus, named)
+        except (RegistryError, CorpusError) as e:
+            import sys
+            print(f"fuzzcomp: warning: the known-bug registry is ignored: {e}", file=sys.stderr)
+            reg = Registry([], version, corpus / REGISTRY_NAME)
+        _CACHE[key] = reg
+    return _CACHE[key]
+
+
+def forget_cache() -> None:
+    """Drop the loaded registries (after ``fuzzcomp link`` wrote one)."""
+    _CACHE.clear()
+
+
+def link_bucket(path: Path, *, slug: str, title: str, issue: str | None, state: str | None = None,
+                fixed_in: str | None = None, bug_id: str | None = None) -> tuple[str, bool]:
+    """Record that bucket ``slug`` is the bug of ``issue`` (or entry ``bug_id``): added to that
+    entry's buckets, or a new entry. Returns (entry id, created?). The file is rewritten atomically;
+    entries keep their order and every field they had."""
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"bugs": []}
+    bugs = data.setdefault("bugs", [])
+    target = next((e for e in bugs if (bug_id and e.get("id") == bug_id)
+                   or (issue and not bug_id and e.get("issue") == issue)), None)
+    if bug_id and target is None:
+        raise RegistryError(f"no entry {bug_id!r} in {path}")
+    created = target is None
+    if created:
+        target = {"id": slug, "title": title, "issue": issue, "state": state or ("open" if issue else None),
+                  "buckets": []}
+        bugs.append(target)
+    if slug not in target.setdefault("buckets", []):
+        target["buckets"].append(slug)
+    if issue and not target.get("issue"):
+        target["issue"] = issue
+    if state:
+        target["state"] = state
+    if fixed_in:
+        target["fixed_in"] = fixed_in
+    entry_from_json(target, f"{path.name}: {target['id']}")   # never write what load would refuse
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return target["id"], created

@@ -1,0 +1,2 @@
+"""The whole check of one case: execute, judge, attribute (``check``).
+"""

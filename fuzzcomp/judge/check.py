@@ -1,0 +1,91 @@
+"""The whole check of one case: execute, judge, then attribute.
+
+Contract: ``check(case, options)`` runs what a worker performs for one case: ``observe`` (in
+``fuzzcomp.run.execute``), the oracles' ``judge``, perturbed and wide-loss eager runs where they
+could clear a mismatch, the half-precision witness, then the backend ladder and culprit op.
+Attribution re-runs the case, so it is handed ``check`` itself as its probe; the attribute stage
+never imports this module. ``localise(case, verdict)`` re-runs a finding on the backend ladder
+on request. ``eager_validity(seeds)`` runs seeds in eager alone.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+from fuzzcomp.generators import Case, generate
+from fuzzcomp.oracles import Observation, judge, needs_perturbation, notes
+from fuzzcomp.oracles.verdict import Verdict
+
+from fuzzcomp.base.symptoms import CRASHES
+from fuzzcomp.attribute import ladder as _ladder
+from fuzzcomp.attribute.halfwitness import half_witness
+from fuzzcomp.attribute.ladder import LADDER, attribute, same_symptom  # noqa: F401  (re-exported)
+from fuzzcomp.run.execute import (DEFAULT_OPTIONS, ExecOptions, _phase, add_perturbed, add_wide_eager,
+                                  audit_eager, configure_torch, observe)
+
+
+def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
+    """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
+    they could clear a mismatch, eager with the wide loss only after a compiled crash. Findings
+    then get their stage from the backend ladder and value findings a culprit op (``options``
+    ``ladder``/``culprit``)."""
+    obs = observe(case, options=options)
+    if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
+        err = next(c.eager.error for c in obs.calls if c.eager.error is not None)
+        obs.stats["eager_error"] = f"{err[0]}: {err[1]}"[:200]
+        return obs, []
+    _phase("judge")
+    verdicts = judge(obs)
+    crashed = [v.call for v in verdicts if v.symptom in CRASHES and v.call >= 0]
+    if crashed and options.grad != "off":
+        add_wide_eager(case, obs, crashed, options)
+        verdicts = judge(obs)
+    if needs_perturbation(verdicts):
+        t0 = time.perf_counter()
+        add_perturbed(case, obs, options=options)
+        audit_eager(case, obs, [v.call for v in verdicts if v.oracle in ("fp64-rule", "cross-device")
+                                and v.call >= 0], options)
+        obs.timings["perturbed"] = time.perf_counter() - t0
+        _phase("judge")
+        verdicts = judge(obs)
+    found_notes = notes(obs)
+    if found_notes:
+        obs.stats["notes"] = found_notes[:20]
+    if verdicts:
+        verdicts = half_witness(case, obs, verdicts, options, check)
+    if verdicts and (options.ladder or options.culprit):
+        t0 = time.perf_counter()
+        verdicts = attribute(case, obs, verdicts, options, check)
+        obs.timings["ladder"] = time.perf_counter() - t0
+    return obs, verdicts
+
+
+def localise(case: Case, target: Verdict, options=None, ladder=LADDER, matches=same_symptom,
+             bisect: bool = False) -> dict:
+    """``attribute.ladder.localise`` with ``check`` as its probe."""
+    return _ladder.localise(case, target, check, options, ladder, matches, bisect)
+
+
+def bisect_inductor(case: Case, target: Verdict, options=None, matches=same_symptom) -> str:
+    """``attribute.ladder.bisect_inductor`` with ``check`` as its probe."""
+    return _ladder.bisect_inductor(case, target, check, options or DEFAULT_OPTIONS, matches)
+
+
+def eager_validity(seeds) -> tuple[int, int, int, list]:
+    """Run each seed's case in eager alone: (valid cases, calls whose fp64 run worked, calls of
+    valid cases, [(seed, first eager error)] of the invalid ones). Warnings are the programs'."""
+    configure_torch()
+    valid = fp64_ok = calls = 0
+    errors = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in seeds:
+            obs = observe(generate(seed), eager_only=True)
+            if obs.eager_valid:
+                valid += 1
+                for rec in obs.calls:
+                    calls += 1
+                    fp64_ok += rec.fp64 is not None and rec.fp64.error is None
+            else:
+                errors.append((seed, next(c.eager.error[:2] for c in obs.calls if c.eager.error)))
+    return valid, fp64_ok, calls, errors

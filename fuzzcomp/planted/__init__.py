@@ -1,0 +1,21 @@
+"""Planted faults: custom torch.compile backends, each breaking one thing, that prove each oracle
+can fail. Users address them as ``--backend fuzzcomp.planted:NAME``, so every backend is named here.
+"""
+from fuzzcomp.planted.faults import (
+    abort, alias_offset_bug, big_matmul_bug, break_aliasing, crash_on_symbolic,
+    drop_grad_mode_change, drop_mutation_noncontiguous, dtype_widen_bug, flip_negative_zero,
+    forget_graphs, hang, hang_at_run, ignore_caller_autocast, inductor_relu_bug,
+    inplace_view_bug, interpolate_scale_bug, loss_kink_bug, matmul_form_bug,
+    miscompute_after_item, nonleaf_grad_bug, out_reduction_bug, perturb_add,
+    perturb_library_kernels, perturb_mul, pool_form_bug, runtime_crash, scatter_no_self_bug,
+    stale_result, stale_scalar_param, wrong_gradient,)
+
+__all__ = [
+    "abort", "alias_offset_bug", "big_matmul_bug", "break_aliasing", "crash_on_symbolic",
+    "drop_grad_mode_change", "drop_mutation_noncontiguous", "dtype_widen_bug",
+    "flip_negative_zero", "forget_graphs", "hang", "hang_at_run", "ignore_caller_autocast",
+    "inductor_relu_bug", "inplace_view_bug", "interpolate_scale_bug", "loss_kink_bug",
+    "matmul_form_bug", "miscompute_after_item", "nonleaf_grad_bug", "out_reduction_bug",
+    "perturb_add", "perturb_library_kernels", "perturb_mul", "pool_form_bug", "runtime_crash",
+    "scatter_no_self_bug", "stale_result", "stale_scalar_param", "wrong_gradient",
+]

@@ -1,0 +1,144 @@
+"""IR edits the reduction passes share: rename a value, drop dead statements, count helper calls,
+weigh a program's structure.
+
+Contract: pure functions of the IR. ``rename(stmt, old, new)`` renames one value in a statement;
+``dce(program)`` drops statements no output depends on (and helpers nobody calls);
+``structure_weight(p)`` and ``schedule_fancy(case)`` are the structure terms of the minimiser's
+size measure. ``passes`` and ``passes_structure`` both build on these and never import each other
+for them.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, DataCond, If, Loop, Mutate, Program,
+                                    Ref, Return, ScalarCond, Size, SizeCond, Stmt, While, With,
+                                    cond_refs, refs_of, walk, walk_program)
+
+
+def _rename_arg(a, old: str, new: str):
+    if isinstance(a, Ref) and a.name == old:
+        return Ref(new)
+    if isinstance(a, Size) and a.var == old:
+        return Size(new, a.dim)
+    return a
+
+
+def _rename_cond(c, old: str, new: str):
+    if isinstance(c, (SizeCond, DataCond)) and c.var == old:
+        return dataclasses.replace(c, var=new)
+    if isinstance(c, ScalarCond) and c.name == old:
+        return dataclasses.replace(c, name=new)
+    return c
+
+
+def rename(stmt: Stmt, old: str, new: str) -> Stmt:
+    """Rename the reads of ``old`` (never a definition) in one statement, nested blocks included."""
+    sub = lambda n: new if n == old else n  # noqa: E731
+    block = lambda b: tuple(rename(x, old, new) for x in b)  # noqa: E731
+    if isinstance(stmt, Assign):
+        return dataclasses.replace(stmt, args=tuple(_rename_arg(a, old, new) for a in stmt.args))
+    if isinstance(stmt, Mutate):
+        return dataclasses.replace(stmt, target=sub(stmt.target),
+                                   args=tuple(_rename_arg(a, old, new) for a in stmt.args))
+    if isinstance(stmt, CallFn):
+        return dataclasses.replace(stmt, args=tuple(_rename_arg(a, old, new) for a in stmt.args))
+    if isinstance(stmt, CondOp):
+        return dataclasses.replace(stmt, pred=_rename_cond(stmt.pred, old, new),
+                                   operands=tuple(map(sub, stmt.operands)))
+    if isinstance(stmt, Return):
+        return dataclasses.replace(stmt, values=tuple(map(sub, stmt.values)))
+    if isinstance(stmt, If):
+        return dataclasses.replace(stmt, cond=_rename_cond(stmt.cond, old, new), then=block(stmt.then),
+                                   orelse=block(stmt.orelse))
+    if isinstance(stmt, Loop):
+        count = sub(stmt.count) if isinstance(stmt.count, str) else stmt.count
+        return dataclasses.replace(stmt, count=count, items=tuple(map(sub, stmt.items)), body=block(stmt.body))
+    if isinstance(stmt, While):
+        return dataclasses.replace(stmt, var=sub(stmt.var), body=block(stmt.body))
+    if isinstance(stmt, With):
+        return dataclasses.replace(stmt, body=block(stmt.body))
+    raise TypeError(f"not a statement: {stmt!r}")
+
+
+def _has(body, kinds) -> bool:
+    return any(isinstance(x, kinds) for x in walk(body))
+
+
+def _modules(p: Program):
+    if p.module is None:
+        return []
+    out, todo = [], [p.module]
+    while todo:
+        m = todo.pop()
+        out.append(m)
+        todo += [sub for _a, sub in m.submodules]
+    return out
+
+
+def structure_weight(p: Program) -> int:
+    """Size contributed by structure outside the statements themselves."""
+    state = sum(len(m.state) for m in _modules(p))
+    return (2 * state + (p.module is not None) + len(p.helpers)
+            + sum(2 if g.kind == "tensor" else 1 for g in p.globals))
+
+
+def schedule_fancy(case: Case) -> int:
+    n = sum((c.grad_mode != "grad") + c.inference_inputs + bool(c.requires_grad) + len(c.marks)
+            for c in case.calls)
+    return n + (case.program.out_kind != "tuple")
+
+
+def _calls_to(p: Program, name: str) -> int:
+    n = 0
+    for s in walk_program(p):
+        if isinstance(s, CallFn) and s.fn == name:
+            n += 1
+        elif isinstance(s, CondOp) and name in (s.true_fn, s.false_fn):
+            n += 1
+    return n
+
+
+def dce(program: Program) -> Program:
+    """Drop assignments and calls nobody reads (in-place statements, early returns and their
+    operands stay); drop blocks whose results are dead."""
+    def sweep(body: tuple[Stmt, ...], live: set[str]) -> tuple[tuple[Stmt, ...], set[str]]:
+        kept: list[Stmt] = []
+        for s in reversed(body):
+            if isinstance(s, (Assign, CallFn, CondOp)):
+                if s.out not in live:
+                    continue
+                live = live | refs_of(s)
+            elif isinstance(s, (Mutate, Return)):
+                live = live | refs_of(s)
+            elif isinstance(s, If):
+                joins = {n for n, _ in s.joins}
+                if not joins & live and not _has(s.then + s.orelse, (Mutate, Return)):
+                    continue
+                then, lt = sweep(s.then, live)
+                orelse, le = sweep(s.orelse, live)
+                s = dataclasses.replace(s, then=then, orelse=orelse)
+                live = live | lt | le | cond_refs(s.cond)
+            elif isinstance(s, (Loop, While)):
+                carried = {n for n, _ in s.carried}
+                if not carried & live and not _has(s.body, (Mutate, Return)):
+                    continue
+                body_live = live | carried
+                inner, lb = sweep(s.body, body_live)
+                inner, lb = sweep(s.body, lb)  # a second round: values used by the next iteration
+                s = dataclasses.replace(s, body=inner)
+                live = live | lb | (set(s.items) if isinstance(s, Loop) else {s.var})
+                if isinstance(s, Loop) and isinstance(s.count, str):
+                    live = live | {s.count}
+            elif isinstance(s, With):
+                inner, live = sweep(s.body, live)
+                if not inner:
+                    continue
+                s = dataclasses.replace(s, body=inner)
+            kept.append(s)
+        return tuple(reversed(kept)), live
+    body, _ = sweep(program.body, set(program.outputs))
+    out = dataclasses.replace(program, body=body)
+    if out.helpers:  # helper functions nobody calls any more go too
+        out = dataclasses.replace(out, helpers=tuple(f for f in out.helpers if _calls_to(out, f.name)))
+    return out

@@ -1,0 +1,145 @@
+"""What a campaign found, in the order a user acts on it: new bugs, known bugs, notes.
+
+Contract: ``annotate(store, buckets, cases, events)`` adds to each bucket of a summary its
+``known`` label (False, or the registry entry with its link and next step, asked of the registry
+now, so ``fuzzcomp link`` shows in the next ``fuzzcomp report``), its ``severity`` (the symptom
+table's rank: 1 silent wrong values or gradients, 2 crashes, 3 aliasing and error parity, 4
+recompiles and other performance notes), ``notes`` a maintainer reads before the verdict (a sign
+of zero, compiled more permissive than eager) and ``minimise_s`` (worker seconds spent minimising
+it). It returns the minimisation seconds by group. ``groups(summary)`` splits the buckets:
+
+- ``new``: no registry entry claims it and its repro is not known to fail only sometimes or not
+  at all in a fresh process; ordered by severity, confirmed first;
+- ``known``: claimed by a registry entry (its issue, "fixed in torch X: upgrade", or "not
+  reported upstream yet");
+- ``notes``: new but flaky or not reproduced in a fresh process: worth a look, not a report.
+
+``text_lines``, ``markdown`` render those groups for the terminal and summary.md.
+"""
+from __future__ import annotations
+
+import json
+
+from fuzzcomp.base.symptoms import rank
+from fuzzcomp.findings.known import claim, label
+from fuzzcomp.findings.store import case_from_json
+
+GROUPS = ("new", "known", "notes")
+TITLES = {"new": "New bugs (not in the known-bug registry): file these",
+          "known": "Known bugs (in the registry: corpus/known_bugs.json)",
+          "notes": "Notes (new, but not reproduced in every fresh process)"}
+
+
+def _notes(b: dict) -> list[str]:
+    out = []
+    if "zero sign" in str(b.get("signature", "")):
+        out.append("a sign of zero: maintainers often treat -0.0 vs +0.0 as low priority")
+    if b.get("symptom") == "error-parity":
+        out.append("compiled is more permissive than eager (eager raises, compiled returns): lower severity")
+    if b.get("symptom") == "recompile":
+        out.append("a recompile costs time, not correctness: a performance note")
+    return out
+
+
+def _case_of(store, fid: str, fallback):
+    path = store.path(fid, "minimized.json")
+    if path.exists():
+        try:
+            return case_from_json(json.loads(path.read_text())["case"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return fallback
+
+
+def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_version: str | None) -> dict:
+    """See the module doc. ``cases``/``keys``: finding id -> its case and BucketKey;
+    ``torch_version``: the campaign's (a report rebuilt under another torch keeps its labels)."""
+    spent: dict[str, float] = {}
+    for ev in events:
+        if ev.get("event") in ("minimized", "minimize-abandoned") and ev.get("id"):
+            spent[ev["id"]] = spent.get(ev["id"], 0.0) + float(ev.get("worker_s", ev.get("minimize_s", 0)) or 0)
+    by_group = {"new": 0.0, "known": 0.0}
+    for slug, b in buckets.items():
+        rep = str(b.get("repro") or "").split("/")
+        fid = rep[1] if len(rep) > 2 else b["findings"][0]
+        if fid not in cases:
+            fid = b["findings"][0]
+        b["known"] = label(claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version))
+        b["severity"] = rank(b["symptom"])
+        b["notes"] = _notes(b)
+        b["minimise_s"] = round(sum(spent.get(f, 0.0) for f in b["findings"]), 1)
+        by_group["known" if b["known"] else "new"] += b["minimise_s"]
+    return {k: round(v, 1) for k, v in by_group.items()}
+
+
+def group_of(b: dict) -> str:
+    if b.get("known"):
+        return "known"
+    return "notes" if b.get("status") in ("flaky", "not-reproduced") else "new"
+
+
+def groups(s: dict) -> dict[str, list[tuple[str, dict]]]:
+    out: dict[str, list] = {g: [] for g in GROUPS}
+    for slug, b in s.get("buckets", {}).items():
+        out[group_of(b)].append((slug, b))
+    out["new"].sort(key=lambda sb: (sb[1].get("severity", 4), sb[1].get("status") != "confirmed",
+                                    -len(sb[1]["findings"]), sb[0]))
+    out["known"].sort(key=lambda sb: (sb[1].get("severity", 4), sb[0]))
+    return out
+
+
+def counts_line(s: dict) -> str:
+    g = groups(s)
+    confirmed = sum(b.get("status") == "confirmed" for _, b in g["new"])
+    ms = s.get("minimise_s_by_group") or {}
+    total = sum(ms.values())
+    share = f"; minimisation time on new bugs {ms.get('new', 0) / total:.0%}" if total else ""
+    return (f"{len(g['new'])} new ({confirmed} confirmed in every fresh process), {len(g['known'])} known, "
+            f"{len(g['notes'])} notes{share}")
+
+
+def _known_text(k: dict) -> str:
+    return f"known: {k['id']} - {k.get('advice', '')}"
+
+
+def text_lines(s: dict, status_text: dict) -> list[str]:
+    lines = []
+    for name, items in groups(s).items():
+        if not items:
+            continue
+        lines.append(f"  {TITLES[name]}: {len(items)}")
+        for slug, b in items:
+            mark = status_text.get(b.get("status"), b.get("status"))
+            if b.get("known") and b.get("status") != "confirmed":
+                mark = "known: not re-checked"
+            ladder = f" (ladder: {b['ladder_stage']})" if b.get("ladder_stage") else ""
+            lines.append(f"  - {slug}  {b['symptom']}/{b['stage']}{ladder}  x{len(b['findings'])}  [{mark}]")
+            lines.append(f"      {b.get('signature', '')}")
+            if b.get("known"):
+                lines.append(f"      {_known_text(b['known'])}")
+            for note in b.get("notes") or ():
+                lines.append(f"      note: {note}")
+            if b.get("repro"):
+                lines.append(f"      repro: {s['out']}/{b['repro']}")
+            if b.get("detail") and not b.get("known"):
+                lines.append(f"      {b['detail'][:160]}")
+    return lines
+
+
+def markdown(s: dict) -> str:
+    parts = []
+    for name, items in groups(s).items():
+        rows = [f"### {TITLES[name]}: {len(items)}", ""]
+        if not items:
+            parts.append("\n".join(rows + ["none", ""]))
+            continue
+        rows += ["| bucket | symptom | stage | count | repro status | known / next step | repro | report |",
+                 "|---|---|---|---|---|---|---|---|"]
+        for slug, b in items:
+            k = b.get("known")
+            nxt = _known_text(k) if k else "; ".join(b.get("notes") or []) or "file it upstream (report ready)"
+            rows.append(f"| `{slug}` | {b['symptom']} | {b['stage']} | {len(b['findings'])} | {b.get('status')} | "
+                        f"{nxt.replace('|', '/')} | {('[repro](' + b['repro'] + ')') if b.get('repro') else '-'} | "
+                        f"{('[report](' + b['report'] + ')') if b.get('report') else '-'} |")
+        parts.append("\n".join(rows) + "\n")
+    return "\n".join(parts)

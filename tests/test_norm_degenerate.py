@@ -1,0 +1,81 @@
+"""Degenerate normalisation is ill-conditioned, not miscompiled: over a row of one element or of
+equal values eager gives exactly the bias, while compiled code whose mean is one rounding away
+gives that rounding times 1/sqrt(eps). The perturbed eager runs move each normalisation's mean by
+a few roundings (``fuzzcomp.run.norm_jitter``), so the fp64 rule screens that case; a real fault
+in a normalisation over rows of real variance is still a mismatch."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from fuzzcomp.oracles.fp64rule import compare
+from fuzzcomp.run.execute import PERTURB_EPS
+from fuzzcomp.run.norm_jitter import NormJitter
+
+
+def _runs(fn, x, w, b):
+    eager = fn(x, w, b)
+    ref = fn(x.double(), w.double(), b.double())
+    perturbed = []
+    for d in range(2):
+        with NormJitter(7, d, PERTURB_EPS):
+            perturbed.append(fn(x, w, b))
+    return eager, ref, perturbed
+
+
+def _one_rounding_off_mean(fn_name, x, w, b, eps=1e-5):
+    """What compiled code computing the mean one rounding off gives."""
+    dims = -1 if fn_name == "layer_norm" else (0, 2)
+    xd = x.double()
+    acc = torch.float32 if x.dtype == torch.float16 else x.dtype  # half norms compute in float32
+    mean = xd.mean(dims, keepdim=True) * (1 + torch.finfo(acc).eps)
+    var = xd.var(dims, unbiased=False, keepdim=True)
+    shape = (-1,) if fn_name == "layer_norm" else (1, -1, 1)
+    return ((xd - mean) * torch.rsqrt(var + eps) * w.double().reshape(shape) + b.double().reshape(shape)).to(x.dtype)
+
+
+LN = lambda x, w, b: F.layer_norm(x, x.shape[-1:], w, b)  # noqa: E731
+BN = lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True)  # noqa: E731
+
+
+# (half inputs are normalised in float32: one float32 rounding of the mean times 1/sqrt(eps) is
+# below a half ulp of the bias, so no half output shows it)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("shape", [(3, 1), (2, 4)])  # one element per row; rows of equal values
+def test_degenerate_layer_norm_is_screened(dtype, shape):
+    x = torch.full(shape, 1.7, dtype=dtype) if shape[-1] > 1 else torch.tensor([[1.7], [-0.3], [2.5]], dtype=dtype)
+    w, b = torch.linspace(0.5, 1.5, shape[-1], dtype=dtype), torch.linspace(-1, 1, shape[-1], dtype=dtype)
+    eager, ref, perturbed = _runs(LN, x, w, b)
+    compiled = _one_rounding_off_mean("layer_norm", x, w, b)
+    assert not torch.equal(compiled, eager)
+    assert compare(eager, eager.clone(), ref, compiled)[0] == "mismatch"  # the false positive before
+    assert compare(eager, eager.clone(), ref, compiled, perturbed)[0] == "skip"
+
+
+def test_degenerate_batch_norm_is_screened():
+    x = torch.full((2, 3, 1), 0.9)  # equal values per channel
+    w, b = torch.linspace(0.5, 1.5, 3), torch.linspace(-1, 1, 3)
+    eager, ref, perturbed = _runs(BN, x, w, b)
+    compiled = _one_rounding_off_mean("batch_norm", x, w, b)
+    assert compare(eager, eager.clone(), ref, compiled)[0] == "mismatch"
+    assert compare(eager, eager.clone(), ref, compiled, perturbed)[0] == "skip"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_fault_in_layer_norm_over_normal_rows_still_found(dtype):
+    x = torch.linspace(-2, 3, 24, dtype=dtype).reshape(3, 8).sin()
+    w, b = torch.linspace(0.5, 1.5, 8, dtype=dtype), torch.linspace(-1, 1, 8, dtype=dtype)
+    eager, ref, perturbed = _runs(LN, x, w, b)
+    # the jitter is a few roundings there, not more
+    assert all((p.double() - eager.double()).abs().max() < 16 * torch.finfo(dtype).eps * 4 for p in perturbed)
+    planted = (eager.double() * (1 + 1e-2 if dtype == torch.float16 else 1 + 1e-3)).to(dtype)
+    assert compare(eager, eager.clone(), ref, planted, perturbed)[0] == "mismatch"
+
+
+def test_jitter_leaves_other_ops_and_eval_batch_norm_alone():
+    x = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(0))
+    rm, rv = torch.zeros(3), torch.ones(3)
+    with NormJitter(1, 0, PERTURB_EPS):
+        y = torch.softmax(x, -1), F.batch_norm(x, rm, rv, training=False)
+    assert torch.equal(y[0], torch.softmax(x, -1)) and torch.equal(y[1], F.batch_norm(x, rm, rv, training=False))

@@ -336,3 +336,44 @@ def test_a_known_bug_of_a_settled_identity_costs_no_minimisation_or_fresh_proces
     assert "not minimised" in info["known_skipped"]
     assert json.loads(c.store.path(fid, "status.json").read_text())["known"]["id"] == "known-one"
     assert (c.store.path(fid, "repro.py")).exists() and (c.store.path(fid, "report.md")).exists()
+
+
+@pytest.mark.parametrize("still_known", [True, False])
+def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_path, monkeypatch, still_known):
+    """A rule on a silent symptom claims the finding: it is reduced for at most KNOWN_CHECK_S, and
+    when the minimised program's ops still match it is not re-checked in fresh processes; when
+    they no longer match, it is a new bug and is confirmed like one."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.campaign import pipeline
+    from fuzzcomp.findings.known import forget_cache
+    from fuzzcomp.reduce.minimise import ReduceStats
+    corpus = tmp_path / "reg"
+    corpus.mkdir()
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
+        {"id": "erf-numeric", "title": "erf differs", "issue": "https://x/2", "state": "open",
+         "match": {"symptoms": ["numeric"], "ops_any": ["torch.erf"]}}]}))
+    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
+    forget_cache()
+    case = generate(0)
+    assert "torch.erf" in op_names(case.program)
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(case, [Verdict("numeric", "unknown", "same", "output 0 differs")], 0)
+    fid = c.queue[0][-1]
+    budgets, checks = [], []
+    other = generate(3)
+    assert "torch.erf" not in op_names(other.program)
+
+    def fake_minimise(case_, pred, budget_s, **kw):
+        budgets.append(budget_s)
+        return (case_ if still_known else other), ReduceStats(probes=1)
+    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
+    monkeypatch.setattr(pipeline, "probe_keys", lambda *a, **k: (None, None, []))
+    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
+    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: checks.append(1) or {"confirmed": True})
+    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
+    assert budgets == [pipeline.KNOWN_CHECK_S]
+    if still_known:
+        assert info["known"]["id"] == "erf-numeric" and checks == [] and "label checked" in info["repro_says"]
+    else:
+        assert info["known"] is False and checks == [1] and info["confirmed"] is True

@@ -115,6 +115,9 @@ def test_settings_that_would_waste_a_campaign_are_refused_before_it_starts(tmp_p
                                 "--out", tmp_path / "p"), 2)
     assert "cannot compile and run sin(x)+1" in line and time.monotonic() - t0 < 60
     assert not (tmp_path / "m").exists() and not (tmp_path / "p").exists()
+    # without --out the run would have claimed reports/run-*: a refused one leaves none behind
+    _one_line_error(_run(tmp_path, "run", "--cases", "2", "--mode", "reduce-overhead", "--backend", "eager"), 2)
+    assert not list(tmp_path.glob("reports/run-*"))
 
 
 def test_help_examples_are_accepted(tmp_path):

@@ -10,8 +10,9 @@ already known (``fuzzcomp.findings.known``): a finding the registry claims
 carries its entry as ``known`` in status.json. A known bug costs nothing after
 its first sight: one claimed by a settled identity (its bucket seen before, or
 a rule on a raised exception's message) is neither minimised nor re-checked;
-one claimed by a rule on a silent symptom is minimised once per campaign (the minimised program's ops
-re-ask the registry, and may find it new after all).
+one claimed by a rule on a silent symptom is minimised once per campaign, for at most
+``KNOWN_CHECK_S`` (the minimised program's ops re-ask the registry, and may find it new after
+all: then it is confirmed like any new bug; still known, it is not re-checked).
 """
 from __future__ import annotations
 
@@ -102,6 +103,11 @@ def run_repro(path, timeout_s: float = 600.0, should_stop=None) -> tuple[int | N
     return run.code, (run.why if run.code is None else last_line(run))
 
 
+#: reduction seconds for a finding a registry rule claims on a silent symptom: the minimised
+#: program's ops then re-ask the registry (a known bug costs a label check, not a full minimisation)
+KNOWN_CHECK_S = 20.0
+
+
 def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: bool, budget_s: float,
                    timeout_s: float, verify: bool = True, should_stop=lambda: False,
                    phase_limits=(None, None), deadline: float | None = None, confirm_runs: int = 3) -> dict:
@@ -130,6 +136,8 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
             minimize = verify = False
             info["known_skipped"] = info["repro_says"] = \
                 f"known bug {known.bug.id}: not minimised or re-checked again ({known.bug.advice()})"
+        else:  # a label check: enough reduction for the minimised ops to re-ask the registry
+            budget_s = min(budget_s, KNOWN_CHECK_S)
     if key.symptom == "hang":  # seconds per probe, not the campaign's whole compile limit
         phase_limits = probe_limits(phase_limits)
     if minimize and worker is not None:
@@ -153,7 +161,8 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
             if ladder:
                 info["stage_ladder"] = ladder
                 detail = f"[stage by backend ladder: {ladder['stage']}] {detail}"
-        elif case.compile.backend == "inductor" and key.stage in ("unknown", "runtime") and not late():
+        elif case.compile.backend == "inductor" and key.stage in ("unknown", "runtime") and not late() \
+                and not label(claim(key, case)):  # a known bug's stage is in its registry entry
             ladder = localise_stage(worker, case, target, timeout_s, deadline)
             if ladder:
                 info["stage_ladder"] = ladder
@@ -161,6 +170,10 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     info["dedup"] = dedup_key(key, case.program)
     if "minimize_s" in info:  # the minimised program's ops decide, as they decide its bucket
         info["known"] = label(claim(key, case))
+        if info["known"]:  # still the known bug: its registry entry is the report, no re-check
+            verify = False
+            info["repro_says"] = f"known bug {info['known']['id']}: label checked on the minimised " \
+                                 f"program, not re-checked ({info['known']['advice']})"
     repro = store.path(fid, "repro.py")
     repro_text = render_repro(case, key, detail)
     # Order on disk: report and a provisional status first, the repro last, so an interruption at

@@ -90,12 +90,25 @@ def _hang_guard(cfg, resume: bool):
     return check
 
 
+def _drop_unused_folder(out, claimed: bool) -> None:
+    """A refused run leaves no empty reports/run-* folder behind (only the one it created)."""
+    if claimed:
+        try:
+            os.rmdir(out)  # fails, harmlessly, on a folder that holds anything
+        except OSError:
+            pass
+
+
 def cmd_run(args) -> int:
     _check_writable("--junit-xml", args.junit_xml)
     _check_writable("--sarif", args.sarif)
     try:
         cfg, resume = run_config(args)
-        _refuse_settings(cfg, resume)
+        try:
+            _refuse_settings(cfg, resume)
+        except UsageError:
+            _drop_unused_folder(cfg.out, claimed=args.out is None and not resume)
+            raise
         if resume:
             _version_warning(cfg)
         guard = _hang_guard(cfg, resume)

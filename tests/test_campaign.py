@@ -377,3 +377,23 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
         assert info["known"]["id"] == "erf-numeric" and checks == [] and "label checked" in info["repro_says"]
     else:
         assert info["known"] is False and checks == [1] and info["confirmed"] is True
+
+
+def test_a_late_minimisation_keeps_time_for_its_fresh_process_check(tmp_path, monkeypatch):
+    """Near the budget's end the reduction and ladder stop early enough for the fresh-process check
+    to run before the end: 20 s a run until a check was timed, then the measured mean."""
+    c = _campaign_with_findings(tmp_path)
+    seen = []
+
+    def fake_finish(store, fid, worker, **kw):
+        seen.append(kw["deadline"])
+        return {"id": fid, "minimize_s": 0.1, "confirmed": True, "confirm_s": 7.0}
+    monkeypatch.setattr(pool_mod, "finish_finding", fake_finish)
+    pool = [FakeWorker(0), FakeWorker(1)]
+    end = time.monotonic() + 200
+    c._maybe_minimise(pool[:1], end=end, generating=False)
+    _join_all(c, pool[:0])
+    assert seen and seen[0] <= end - 20.0 * c.cfg.confirm_runs + 0.01
+    c._maybe_minimise(pool[1:], end=end, generating=False)
+    _join_all(c, [])
+    assert len(seen) == 2 and end - 7.0 - 1.0 <= seen[1] <= end - 7.0 + 0.01

@@ -113,7 +113,7 @@ def test_settings_that_would_waste_a_campaign_are_refused_before_it_starts(tmp_p
     t0 = time.monotonic()
     line = _one_line_error(_run(tmp_path, "run", "--cases", "2", "--backend", "builtins:print",
                                 "--out", tmp_path / "p"), 2)
-    assert "cannot compile and run sin(x)+1" in line and time.monotonic() - t0 < 60
+    assert "is not a compiler" in line and "returned NoneType" in line and time.monotonic() - t0 < 60
     assert not (tmp_path / "m").exists() and not (tmp_path / "p").exists()
     # without --out the run would have claimed reports/run-*: a refused one leaves none behind
     _one_line_error(_run(tmp_path, "run", "--cases", "2", "--mode", "reduce-overhead", "--backend", "eager"), 2)

@@ -92,6 +92,12 @@ class MinimiserPool:
             self.queue.pop(i)
             self._start_minimiser(pool, free[-1], fid, end, left)
 
+    def _confirm_reserve(self) -> float:
+        """Seconds the fresh-process check of one repro takes: the mean of this campaign's checks,
+        or 20 s a run before the first (a CUDA repro's start-up and compile)."""
+        done = self._confirm_times
+        return sum(done) / len(done) if done else 20.0 * max(1, self.cfg.confirm_runs)
+
     def _running_minimise_s(self, now: float) -> float:
         return sum(now - m["t0"] for m in self._minimisers)
 
@@ -104,8 +110,8 @@ class MinimiserPool:
         # reduction budget plus one stage ladder; then the fresh-process checks with their own timeout
         deadline = now + budget + min(self.cfg.case_timeout_s, 120.0)
         police = deadline + self.cfg.confirm_runs * max(self.cfg.case_timeout_s, 60.0) + 15.0
-        if end is not None:
-            deadline, police = min(deadline, end), min(police, end)
+        if end is not None:  # the fresh-process check keeps its time before the budget's end
+            deadline, police = max(now + 5.0, min(deadline, end - self._confirm_reserve())), min(police, end)
         m = {"worker": w, "fid": fid, "slug": self._slug_of.get(fid), "t0": now, "result": None,
              "deadline": police, "stop": threading.Event()}
 
@@ -157,6 +163,8 @@ class MinimiserPool:
             if "error" not in info:
                 self._minimise_spent += spent
                 self._minimise_count += 1
+                if info.get("confirm_s") is not None and info.get("confirmed") is not None:
+                    self._confirm_times.append(info["confirm_s"])
                 if info.get("confirmed") and m["slug"]:
                     self._has_repro.add(m["slug"])
             self.store.event("minimized", **info)

@@ -190,7 +190,9 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         info["repro_form"] = "short" if is_short(repro_text) else "long"
         # a hang's short form waits HANG_S for its child's calls (and its start-up) before it says so
         confirm_s = max(timeout_s, 60) + (HANG_S + 60 if key.symptom == "hang" else 0)
+        t_check = time.monotonic()
         info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop))
+        info["confirm_s"] = round(time.monotonic() - t_check, 1)
         if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
             info.update(fall_back(repro, repro_text, dict(info), case, key, detail, confirm_runs,
                                   max(timeout_s, 60), should_stop))

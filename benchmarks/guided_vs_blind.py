@@ -46,8 +46,9 @@ def _pin(core: int | None):
     return pin
 
 
-def _run(args: list[str], core: int | None, cache: str, timeout_s: float, log: Path) -> int:
-    cmd = [sys.executable, "-m", "fuzzcomp", "run", "--quiet", "--no-minimize", "--jobs", "1", *args]
+def _run(args: list[str], core: int | None, cache: str, timeout_s: float, log: Path, minimize: bool = False) -> int:
+    cmd = [sys.executable, "-m", "fuzzcomp", "run", "--quiet", *([] if minimize else ["--no-minimize"]),
+           "--jobs", "1", *args]
     env = dict(os.environ, FUZZCOMP_INDUCTOR_CACHE=cache, OMP_NUM_THREADS="1")
     with open(log, "a") as f:
         f.write("$ " + " ".join(cmd) + "\n")

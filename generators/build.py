@@ -69,6 +69,10 @@ class GenConfig:
     # GEMMs/convs big enough for autotuned templates: slow to compile, so off unless the mode
     # autotunes (for_device turns them on there: often on CUDA, rarely on CPU)
     big_matmul_weight: float = 0.0
+    # Novelty steering (fuzzcomp.campaign.novelty): (registry op name, factor) multipliers of op
+    # draw weights, and (structure kind, factor) multipliers of structure.KINDS' weights
+    op_scale: tuple = ()
+    kind_scale: tuple = ()
     # the device the case runs on: a factory with no tensor to take its device from (a constant
     # subgraph) names DEVICE, which the runtime and the repros define; "cpu" programs never do
     device: str = "cpu"
@@ -121,7 +125,8 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
         weights = tuple(w if keep else 0.0 for w, keep in
                         zip(weights, op_filter_mask(tuple(cfg.ops), tuple(cfg.families), tuple(cfg.exclude))))
     one_stmt = functools.partial(_one_stmt, weights=weights)
-    ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)))
+    ctx = structure.Context(one_stmt, symbols, out_kind=ch.weighted(OUT_KINDS, (5, 1, 1, 1)),
+                            kind_weights=structure.kind_weights(cfg.kind_scale))
     inputs += structure_inputs.extra_inputs(ch, scope, inputs, ctx)
     inputs += param_inputs(ch, scope, inputs, ctx, cfg.scalar_param_p * min(cfg.scalar_param_weight, 1.0))
     structure_inputs.setup_state(ch, scope, inputs, ctx)

@@ -2,8 +2,8 @@
 
 Contract: ``KNOBS`` maps a GenConfig field name to the spec tables it scales;
 ``weights_for(config)`` returns the registry's draw weights under that config
-(each spec's own weight times its knob, random ops zeroed when the config
-turns them off). Pure and cached per (hashable, frozen) config.
+(each spec's own weight times its knob and its ``op_scale`` factor, random ops
+zeroed when the config turns them off). Pure and cached per (hashable, frozen) config.
 """
 from __future__ import annotations
 
@@ -35,8 +35,9 @@ RANDOM_OPS = frozenset({"torch.nn.functional.dropout", "torch.rand_like", "torch
 def weights_for(config) -> tuple[float, ...]:
     from .registry import REGISTRY
     out = []
+    scale = dict(config.op_scale)
     for op in REGISTRY:
-        w = op.weight * getattr(config, KNOB_OF.get(op.name, ""), 1.0)
+        w = op.weight * getattr(config, KNOB_OF.get(op.name, ""), 1.0) * scale.get(op.name, 1.0)
         if op.name in RANDOM_OPS and not config.random_ops:
             w = 0.0
         out.append(w)

@@ -82,6 +82,7 @@ class Context:
     container: tuple[str, str, TensorType] | None = None               # (input name, kind, element type)
     library: list[tuple[str, str]] = field(default_factory=list)       # torch.nn modules: (attr, ctor)
     rebound: list[Global] = field(default_factory=list)                # globals rebound inside the body
+    kind_weights: tuple = ()                                           # per KINDS; () = WEIGHTS
     extra_outputs: list[str] = field(default_factory=list)             # returned besides the drawn outputs
 
     def int_names(self) -> list[str]:
@@ -402,8 +403,17 @@ KINDS = ("if_size", "if_data", "if_scalar", "loop", "while", "cond", "helper", "
 WEIGHTS = (1.0, 0.8, 0.5, 1.2, 0.6, 0.35, 0.8, 0.8, 0.5, 0.4, 0.8, 1.0)
 
 
+def kind_weights(scale=()) -> tuple:
+    """WEIGHTS with each (kind, factor) of ``scale`` applied (GenConfig.kind_scale)."""
+    f = dict(scale)
+    unknown = set(f) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown structure kind(s) {sorted(unknown)}; known: {', '.join(KINDS)}")
+    return tuple(w * f.get(k, 1.0) for k, w in zip(KINDS, WEIGHTS))
+
+
 def structure_stmt(ch: ChoiceStream, scope: StructScope, ctx: Context) -> None:
-    kind = ch.weighted(KINDS, WEIGHTS)
+    kind = ch.weighted(KINDS, ctx.kind_weights or WEIGHTS)
     ok = False
     if kind == "if_size":
         ok = if_block(ch, scope, ctx, size_cond(ch, scope))

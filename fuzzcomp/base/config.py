@@ -43,6 +43,7 @@ class RunConfig:
     generator: dict = field(default_factory=dict)  # GenConfig overrides (from the settings file)
     ray: str | None = None           # Ray cluster address ("default": Ray's own lookup); None = local
     feedback: str = "off"            # "on": compiler-signal feedback steers generation (fuzzcomp.campaign.feedback)
+    novelty: str = "off"             # "on": generation steers away from known bugs' triggers (campaign.novelty)
     max_findings: int | None = None  # stop generating after this many findings (then minimise them)
     symptoms: tuple | None = None    # record only these symptom classes; None = all
     confirm_runs: int = 3            # fresh processes a repro must fail in to count as confirmed
@@ -132,6 +133,8 @@ def validate(cfg: RunConfig) -> RunConfig:
     check_generator(cfg.generator)
     if cfg.feedback not in ("off", "on"):
         raise ConfigError(f"--feedback must be off or on, got {cfg.feedback!r}")
+    if cfg.novelty not in ("off", "on"):
+        raise ConfigError(f"--novelty must be off or on, got {cfg.novelty!r}")
     if cfg.half_rounding not in ("fp64", "strict"):
         raise ConfigError(f"--half-rounding must be fp64 or strict, got {cfg.half_rounding!r}")
     if cfg.device == "cuda" and cfg.ray is None:  # on Ray the GPUs are on the nodes, not here

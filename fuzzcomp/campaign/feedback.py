@@ -7,14 +7,18 @@ case's event. With ``mode="off"`` every case is the fresh ``generate(seed)``
 and nothing else happens, so a blind campaign is unchanged.
 
 With ``mode="on"``:
-- A case whose signals include one never seen before, or a pair of rare
-  signals (each seen fewer than ``RARE`` times) never seen together, enters
-  the seed pool with the full record of its choice stream.
+- A case whose finding opened a new bucket (new to the campaign and to the
+  known-bug registry), or whose signals include one never seen before, or a
+  pair of rare signals (each seen fewer than ``RARE`` times) never seen
+  together, enters the seed pool with the full record of its choice stream.
+  A case that only rediscovered a bug (known, or a bucket seen before) does
+  not, and counts against the pool entry it was mutated from.
 - Each new case is either fresh (``generate(seed)``, the very case a blind
   campaign runs at that index) or a mutant of a pool entry
   (``generators.mutate``), picked with weight on entries whose signals are
-  still rare. Which of the two is a Thompson-sampling bandit over their yield
-  (the share of their cases that entered the pool), discounted so that it
+  still rare or that led to new bugs. Which of the two is a Thompson-sampling
+  bandit over their reward (``reward_of``: 1 for a new bug, ``SIGNAL_REWARD``
+  for new signals alone, 0 for a rediscovery), discounted so that it
   follows a campaign whose yield changes, with at least ``FLOOR`` of the
   cases on each arm, and each arm tried ``MIN_TRIES`` times first.
 - Every decision draws from ``random.Random("<campaign seed>:<index>")``:
@@ -52,6 +56,8 @@ FLOOR = 0.1           # each arm gets at least this share of the cases
 MIN_TRIES = 5         # each arm's first results before the bandit may judge it
 DISCOUNT = 0.995      # per result: old yield fades, so the mix follows the campaign
 SAVE_EVERY_S = 10.0
+SIGNAL_REWARD = 0.5   # a case with new signals: half the reward of one that found a new bug
+NEW_BUG_GAIN = 3      # a pool entry whose case (or child) found a new bug: worth 3 signal gains
 POOL_FILE = "pool.json"
 
 
@@ -120,25 +126,31 @@ class Feedback:
                                "parent": parent["index"], "mutation_seed": mseed, "edits": list(m.ops)}
         return m.case
 
-    def done(self, index: int, valid: bool, signals) -> dict:
-        """Learn from a finished case; the fields to add to its event."""
+    def done(self, index: int, valid: bool, signals, found: str | None = None) -> dict:
+        """Learn from a finished case; the fields to add to its event. ``found``: the bucket of
+        its finding was "new" (to the campaign and the registry), "known", or "seen" before."""
         p = self.pending.pop(index, None)
         signals = list(signals or ()) if valid else []
         new, pairs = self._learn(signals)
         if p is None:
             return {}
-        gain = bool(new or pairs)
+        reward = reward_of(found, bool(new or pairs))
         for arm, ab in self.arms.items():
             ab[0], ab[1] = 1.0 + (ab[0] - 1.0) * DISCOUNT, 1.0 + (ab[1] - 1.0) * DISCOUNT
-        self.arms[p["arm"]][0 if gain else 1] += 1.0
+        self.arms[p["arm"]][0] += reward
+        self.arms[p["arm"]][1] += 1.0 - reward
         self.tries[p["arm"]] += 1
-        if gain:
+        if reward > 0:
             self._add({"index": index, "seed": p["seed"], "record": list(p["record"]),
-                       "ranges": list(p["ranges"]), "signals": sorted(set(new) | _flat(pairs)), "picks": 0})
-            if "parent" in p:
-                for e in self.pool:
-                    if e["index"] == p["parent"]:
-                        e["gains"] = e.get("gains", 0) + 1
+                       "ranges": list(p["ranges"]), "signals": sorted(set(new) | _flat(pairs)), "picks": 0,
+                       **({"new_bug": True} if found == "new" else {})})
+        if "parent" in p and (reward > 0 or found in ("known", "seen")):
+            for e in self.pool:
+                if e["index"] == p["parent"]:
+                    if reward > 0:  # a child that found a new bug counts as several that found signals
+                        e["gains"] = e.get("gains", 0) + (NEW_BUG_GAIN if found == "new" else 1)
+                    else:           # its children rediscover what is known: pick it less
+                        e["rediscoveries"] = e.get("rediscoveries", 0) + 1
         self._maybe_save()
         origin = {k: p[k] for k in ("arm", "parent", "mutation_seed", "edits") if k in p}
         extra = {"origin": origin, "new_signals": len(new), "new_pairs": len(pairs)}
@@ -172,7 +184,9 @@ class Feedback:
 
     def _score(self, e: dict) -> float:
         rarity = sum(1.0 / max(1, self.counts[s]) for s in e.get("signals", ()))
-        return (0.05 + rarity) * (1 + e.get("gains", 0)) / (1 + e.get("picks", 0)) ** 0.5
+        bug = NEW_BUG_GAIN if e.get("new_bug") else 0
+        return (0.05 + rarity + bug) * (1 + e.get("gains", 0)) / (1 + e.get("picks", 0)) ** 0.5 \
+            / (1 + e.get("rediscoveries", 0))
 
     def _pick(self, rng: random.Random) -> dict:
         weights = [self._score(e) for e in self.pool]
@@ -195,6 +209,16 @@ class Feedback:
                                            "signals_seen": len(self.counts)})
         self._saved_at = time.monotonic()
         self._dirty = False
+
+
+def reward_of(found: str | None, signal_gain: bool) -> float:
+    """A case's reward for the bandit: a new bug is the main one, new compiler signals second,
+    and a rediscovered bug (known, or a bucket seen before) earns nothing for its signals."""
+    if found == "new":
+        return 1.0
+    if found in ("known", "seen"):
+        return 0.0
+    return SIGNAL_REWARD if signal_gain else 0.0
 
 
 def _flat(pairs) -> set:

@@ -47,6 +47,7 @@ import signal
 import threading
 import time
 import json
+import shlex
 from pathlib import Path
 
 from fuzzcomp.generators import GENERATOR_VERSION
@@ -67,6 +68,7 @@ from fuzzcomp.findings.known import claim
 from fuzzcomp.findings.triage import bucket_of
 from fuzzcomp.workers.engine import make_engine  # local processes or Ray actors
 from fuzzcomp.campaign.feedback import Feedback
+from fuzzcomp.campaign.novelty import Novelty
 from fuzzcomp.workers.worker import stop_all, Worker, WorkerSettings, WorkerStartError
 from fuzzcomp.report.html import write_html
 from fuzzcomp.report.summary import write_summary
@@ -122,7 +124,9 @@ class Campaign(MinimiserPool):
         self.minimise_s = 0.0
         self.t_start = time.monotonic()
         self.workers: list = []
-        self.feedback = Feedback(cfg.feedback, cfg.seed, self.gen_config, self.store.root)
+        self.novelty = Novelty(cfg.novelty, self.gen_config, self.store.root)
+        self.feedback = Feedback(cfg.feedback, cfg.seed, self.novelty.config(), self.store.root)
+        self._found: dict[int, str] = {}    # case index -> "new" / "known" / "seen": its finding's bucket
 
     # ---- setup -----------------------------------------------------------------
     def _open_store(self) -> None:
@@ -184,6 +188,8 @@ class Campaign(MinimiserPool):
             elif status.get("confirmed"):
                 self._has_repro.add(key.slug())
         self.feedback.load(self.store.events())
+        self.novelty.load(self.store)
+        self.feedback.gen_config = self.novelty.config()
         self.next_index = max(self.done, default=-1) + 1
         self.pending = sorted(set(range(self.next_index)) - self.done)
         self.store.event("resume", next_index=self.next_index, rerun=len(self.pending),
@@ -235,6 +241,7 @@ class Campaign(MinimiserPool):
         self.buckets[key].append(fid)
         self._slug_of[fid] = key.slug()
         known = self._note_known(fid, key, case)
+        self._found[index] = "new" if new and known is None else ("known" if known else "seen")
         self.store.event("finding", id=fid, bucket=key.slug(), symptom=key.symptom, stage=key.stage,
                          signature=key.signature, seed=case.seed, index=index, new_bucket=new, known=known)
         self._enqueue(fid, rank)
@@ -318,7 +325,9 @@ class Campaign(MinimiserPool):
                          **({"eager_error": why} if why else {}),
                          **({"eager_kernel_bugs": list(eager_kernel_bugs)} if eager_kernel_bugs else {}),
                          **(captured or {}),
-                         **self.feedback.done(index, valid, (captured or {}).get("signals")))
+                         **({"steered": len(self.novelty.triggers)} if self.novelty.on else {}),
+                         **self.feedback.done(index, valid, (captured or {}).get("signals"),
+                                              found=self._found.pop(index, None)))
         self.progress("case", counts=self.counts)
 
     def _drop_in_flight(self, workers, why: str) -> None:
@@ -404,13 +413,14 @@ class Campaign(MinimiserPool):
         if failure:
             saved = self.counts["findings"]
             raise CampaignError(f"campaign stopped: {failure}. {saved} findings are saved in {self.cfg.out}; "
-                                f"fix the cause, then continue with --resume {self.cfg.out}")
+                                f"fix the cause, then continue with --resume {shlex.quote(str(self.cfg.out))}")
         return summary
 
     def _finish(self, failure: str | None) -> dict | None:
         reason = failure or self.stop_reason or self.end_reason or "budget spent"
         try:
             self.feedback.close()
+            self.novelty.save()
             self.store.event("stop", reason=reason, counts=self.counts, minimise_s=round(self.minimise_s, 1))
             self._save_budget()
             summary = write_summary(self.store)

@@ -13,13 +13,16 @@ worker and refresh the summary and HTML report.
 """
 from __future__ import annotations
 
+import json
 import threading
 import time
 import traceback
 from pathlib import Path
 
 from fuzzcomp.base.config import default_minimizers
+from fuzzcomp.campaign.novelty import worth_learning
 from fuzzcomp.campaign.pipeline import finish_finding
+from fuzzcomp.findings.store import case_from_json
 from fuzzcomp.findings.store import StoreError
 from fuzzcomp.reduce.typecheck import import_lazy_torch
 from fuzzcomp.report.html import write_html
@@ -168,8 +171,24 @@ class MinimiserPool:
                 if info.get("confirmed") and m["slug"]:
                     self._has_repro.add(m["slug"])
             self.store.event("minimized", **info)
+            self._steer(m["fid"], m["slug"], info)
             self.progress("minimized", info=info)
             self._refresh_reports()
+
+    def _steer(self, fid: str, slug: str | None, info: dict) -> None:
+        """A bucket's minimised program lowers its trigger in generation (``--novelty on``)."""
+        why = worth_learning(info) if self.novelty.on and slug and "minimize_s" in info else None
+        if why is None:
+            return
+        try:
+            small = case_from_json(json.loads(self.store.path(fid, "minimized.json").read_text())["case"])
+        except (OSError, ValueError, KeyError):
+            return
+        if self.novelty.learn(slug, small, why):
+            self.feedback.gen_config = self.novelty.config()
+            t = self.novelty.triggers[f"campaign: {slug}"]
+            self.store.event("steered", bucket=slug, why=why, ops=sorted(t.ops), caps=sorted(t.caps),
+                             kinds=sorted(t.kinds))
 
     def _refresh_reports(self) -> None:
         """Every minimisation shows in summary.md, summary.json and report.html at once."""

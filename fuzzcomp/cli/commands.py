@@ -30,6 +30,7 @@ from fuzzcomp.cli.progress import Progress
 from fuzzcomp.findings.recheck import render
 from fuzzcomp.findings.store import case_from_json, load_finding, Store, StoreError, write_atomic
 from fuzzcomp.generators import emit, generate
+from fuzzcomp.generators import GenConfig
 from fuzzcomp.judge.check import eager_validity
 from fuzzcomp.reduce.srcreduce import reduce_source, SourceReduceError
 from fuzzcomp.render.shortrepro import case_from_text
@@ -327,10 +328,16 @@ def cmd_show(args) -> int:
 def cmd_stats(args) -> int:
     from fuzzcomp.generators.stats import histogram, render
     seeds = range(args.first, args.first + args.seeds)
-    print(render(histogram(seeds), top_ops=args.top or None))
+    config = GenConfig()
+    if getattr(args, "novelty", False):
+        from fuzzcomp.campaign.novelty import Novelty, steering_table
+        steer = Novelty("on", config)
+        print("\n".join(steering_table(steer, seeds)))
+        config = steer.config()
+    print(render(histogram(seeds, config), top_ops=args.top or None))
     if args.no_run:
         return 0
-    valid, fp64_ok, calls, _ = eager_validity(seeds)
+    valid, fp64_ok, calls, _ = eager_validity(seeds, config)
     print(f"eager-valid: {valid}/{args.seeds} = {100 * valid / args.seeds:.1f}%")
     if calls:
         print(f"fp64 reference ran: {fp64_ok}/{calls} calls of valid cases = {100 * fp64_ok / calls:.1f}%")

@@ -116,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--feedback", default=None, metavar="off|on",
                    help="on: keep programs that reach new compiler signals and mutate their choice "
                    "streams for part of the cases (default off)")
+    r.add_argument("--novelty", default=None, metavar="off|on",
+                   help="on: draw less of the ops, capabilities and structures that known bugs "
+                   "(the registry's, and this campaign's confirmed ones) need, and reward new bugs "
+                   "first in --feedback on (default off)")
     r.add_argument("--ops", default=None, metavar="NAMES",
                    help="draw only these ops (comma list of registry names or callables, e.g. "
                    "torch.add,Tensor.mul_; `fuzzcomp stats --no-run --top 0` lists them). Structural "
@@ -255,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--first", type=_nonneg_int, default=0, help="first seed (default 0)")
     st.add_argument("--top", type=_nonneg_int, default=40, help="callables to list, 0 for all (default 40)")
     st.add_argument("--no-run", action="store_true", help="only the histogram, skip the eager-valid rate")
+    st.add_argument("--novelty", action="store_true",
+                    help="the histogram under --novelty on: what the known-bug registry lowers and why, and "
+                    "how often programs draw each known trigger, plain against steered")
 
     d = sub.add_parser("doctor", help="check torch, triton, the C++ toolchain, GPUs, Ray and a backend",
                        description="Check what a campaign needs and print one line per check. Exit 0: all "

@@ -93,6 +93,7 @@ def run_config(args):
                     recycle_every=pick(args.recycle_every, "recycle_every", 200),
                     generator=_generator_settings(args, fileset, old.get("generator")),
                     feedback=pick(getattr(args, "feedback", None), "feedback", "off"),
+                    novelty=pick(getattr(args, "novelty", None), "novelty", "off"),
                     half_rounding=pick(args.half_rounding, "half_rounding", "fp64"))
     return validate(cfg), args.resume is not None
 
@@ -146,7 +147,7 @@ def _resumed_settings(folder) -> dict:
              "run_timeout_s": "run_timeout", "memory_mb": "memory_mb", "recycle_every": "recycle_every",
              "max_minimize_per_bucket": "max_minimize_per_bucket", "generator": "generator",
              "cases": "cases", "max_findings": "max_findings", "minimize": "minimize",
-             "feedback": "feedback"}
+             "feedback": "feedback", "novelty": "novelty"}
     old = {key: c[name] for name, key in names.items() if name in c and c[name] is not None}
     for k in ("ray", "symptoms"):
         if c.get(k) is not None:

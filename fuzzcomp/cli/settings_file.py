@@ -50,7 +50,7 @@ KEYS: dict[str, tuple] = {
     "compile_timeout": _NUM, "run_timeout": _NUM,
     "minimize": (bool,), "minimize_budget": _NUM, "minimize_share": _NUM,
     "max_minimize_per_bucket": (int,), "memory_mb": (int,), "recycle_every": (int,),
-    "generator": (dict,), "feedback": (str,), "ops": (dict,),
+    "generator": (dict,), "feedback": (str,), "novelty": (str,), "ops": (dict,),
 }
 OPS_KEYS = {"only": "ops", "ops": "ops", "families": "families", "exclude": "exclude"}  # ops: as --ops says it
 REFUSED = {

@@ -34,7 +34,8 @@ REGISTRY_NAME = "known_bugs.json"
 STATES = ("open", "closed")
 _RULE_KEYS = {"symptoms", "signature", "ops_all", "ops_any", "device", "stages"}
 _ENTRY_KEYS = {"id", "title", "root_cause", "issue", "state", "fix_pr", "fixed_in", "affected", "repro",
-               "buckets", "match", "searched", "searched_on", "notes", "related"}
+               "buckets", "match", "searched", "searched_on", "notes", "related", "trigger"}
+_TRIGGER_KEYS = {"ops", "caps", "kinds"}  # generator op globs, reach capabilities, structure kinds
 
 
 class RegistryError(ValueError):
@@ -85,6 +86,7 @@ class KnownBug:
     searched_on: str | None = None
     notes: str = ""
     related: tuple[str, ...] = ()          # upstream threads that resemble it without being it
+    trigger: dict | None = None            # what generation needs to hit it (campaign.novelty)
 
     def advice(self) -> str:
         """The next step for a user who meets it."""
@@ -149,6 +151,14 @@ def _rule(data, where: str) -> Rule | None:
     return rule
 
 
+def _trigger(data, where: str) -> dict | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict) or set(data) - _TRIGGER_KEYS:
+        raise RegistryError(f"{where}.trigger: an object with lists under {', '.join(sorted(_TRIGGER_KEYS))}")
+    return {k: _strs(v, f"{where}.trigger.{k}") for k, v in data.items()}
+
+
 def entry_from_json(data: dict, where: str) -> KnownBug:
     if not isinstance(data, dict):
         raise RegistryError(f"{where}: an entry is an object")
@@ -174,7 +184,8 @@ def entry_from_json(data: dict, where: str) -> KnownBug:
                    rule=_rule(data.get("match"), where), root_cause=data.get("root_cause", ""),
                    searched=_strs(data.get("searched"), where + ".searched"),
                    searched_on=data.get("searched_on"), notes=data.get("notes", ""),
-                   related=_strs(data.get("related"), where + ".related"))
+                   related=_strs(data.get("related"), where + ".related"),
+                   trigger=_trigger(data.get("trigger"), where))
     if not bug.buckets and bug.rule is None:
         raise RegistryError(f"{where}: needs 'buckets' or 'match', or nothing can match it")
     return bug
@@ -186,7 +197,8 @@ class Registry:
     def __init__(self, bugs: list[KnownBug], torch_version: str, path: Path | None = None):
         self.bugs, self.torch, self.path = list(bugs), torch_version, path
 
-    def _applies(self, bug: KnownBug) -> bool:
+    def applies(self, bug: KnownBug) -> bool:
+        """The running torch can show this bug (not fixed in it, and within its affected range)."""
         if bug.fixed_in and _at_least(self.torch, bug.fixed_in):
             return False
         return torch_affected(bug.affected, self.torch)
@@ -195,7 +207,7 @@ class Registry:
         """The entry for this finding's root cause; an identity seen before wins over a rule."""
         hits = [Match(b, "bucket") for b in self.bugs if ident.slug in b.buckets]
         hits += [Match(b, "rule") for b in self.bugs if b.rule is not None and b.rule.holds(ident)]
-        live = [m for m in hits if self._applies(m.bug)]
+        live = [m for m in hits if self.applies(m.bug)]
         if live:
             return live[0]
         return Match(hits[0].bug, hits[0].how, regression=True) if hits else None

@@ -71,7 +71,7 @@ def bisect_inductor(case: Case, target: Verdict, options=None, matches=same_symp
     return _ladder.bisect_inductor(case, target, check, options or DEFAULT_OPTIONS, matches)
 
 
-def eager_validity(seeds) -> tuple[int, int, int, list]:
+def eager_validity(seeds, config=None) -> tuple[int, int, int, list]:
     """Run each seed's case in eager alone: (valid cases, calls whose fp64 run worked, calls of
     valid cases, [(seed, first eager error)] of the invalid ones). Warnings are the programs'."""
     configure_torch()
@@ -80,7 +80,7 @@ def eager_validity(seeds) -> tuple[int, int, int, list]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for seed in seeds:
-            obs = observe(generate(seed), eager_only=True)
+            obs = observe(generate(seed) if config is None else generate(seed, config), eager_only=True)
             if obs.eager_valid:
                 valid += 1
                 for rec in obs.calls:

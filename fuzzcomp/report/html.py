@@ -144,6 +144,16 @@ def _cumulative(ts: list[float]) -> list[tuple[float, float]]:
     return [(x, i + 1) for i, x in enumerate(ts)]
 
 
+def _novelty_table(n: dict) -> str:
+    """What --novelty on drew less, by how much, and which known bug (or confirmed bucket) says so."""
+    if n.get("mode") != "on":
+        return ""
+    rows = "".join(f"<tr><td>{_e(r['what'])}</td><td>x{r['factor']:g}</td><td>{_e('; '.join(r['why']))}</td></tr>"
+                   for r in n.get("lowered", []))
+    return (f'<h2 style="margin-top:16px">Generation steered away from known bugs: {len(n.get("lowered", []))} '
+            f'lowered</h2><table><tr><th>what</th><th>weight</th><th>why</th></tr>{rows}</table>')
+
+
 def render_html(store: Store, s: dict) -> str:
     tl = timeline(store)
     span_min = max(s.get("wall_s", 0) / 60, max(tl["cases"] + tl["findings"] + [0]), 1e-3)
@@ -203,6 +213,7 @@ def render_html(store: Store, s: dict) -> str:
             ("stopped", s.get("stop_reason") or "running or crashed")]
     figures = "".join(f"<div class=fig><b>{_e(k)}</b><span>{_e(v)}</span></div>" for k, v in head)
     sections = "".join(f"<section><h2>{_e(t)}</h2>{svg}</section>" for t, svg in plots)
+    steer = _novelty_table(s.get("novelty") or {})
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>fuzzcomp campaign {_e(s.get('out'))}</title>
 <style>
@@ -220,6 +231,7 @@ vertical-align:top}} th{{background:#f3f3f3}}
 <div class=figs>{figures}</div>
 <p><b>{_e(counts_line(s))}</b></p>
 {table}
+{steer}
 <div class=plots>{sections}</div>
 <p><small>versions: {_e(json.dumps(s.get('versions', {}), sort_keys=True))}<br>
 config: {_e(json.dumps(cfg, sort_keys=True))}<br>

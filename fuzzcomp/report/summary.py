@@ -146,7 +146,25 @@ def summarise(store: Store) -> dict:
             "eager_kernel_bugs": dict(eager_kernels.most_common()),
             "captured_ops": captured, "graphs": graphs,
             "captured_ops_per_case": round(captured / cases, 2) if cases else 0.0,
-            "signals": _signals(store), "damage": damage}
+            "signals": _signals(store), "novelty": _novelty(store), "damage": damage}
+
+
+def _novelty(store: Store) -> dict | None:
+    """What --novelty on lowered and why (the campaign's novelty.json), or None when it was off."""
+    try:
+        return json.loads((store.root / "novelty.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def novelty_line(s: dict) -> str | None:
+    n = s.get("novelty") or {}
+    if n.get("mode") != "on":
+        return None
+    learned = [slug for slug, _ in n.get("campaign_learned", [])]
+    return (f"novelty on: {len(n.get('triggers', {}))} known triggers lowered ({len(n.get('lowered', []))} ops, "
+            f"capabilities and structures drawn less); learned from this campaign: "
+            f"{', '.join(learned) if learned else 'none yet'}")
 
 
 
@@ -244,6 +262,8 @@ def render_text(s: dict) -> str:
              f"{len(s.get('unconfirmed_buckets', []))} flagged without one)"]
     for kernel, n in (s.get("eager_kernel_bugs") or {}).items():
         lines.append(f"  screened (eager's own kernel, not the compiler): {kernel}  x{n} cases")
+    if novelty_line(s):
+        lines.append("  " + novelty_line(s))
     lines.append("  " + headline.counts_line(s))
     lines += headline.text_lines(s, STATUS_TEXT)
     waiting = [b["findings"][0] for b in s["buckets"].values() if b.get("repro") is None]
@@ -275,6 +295,7 @@ def render_markdown(s: dict) -> str:
 - stopped: {s.get('stop_reason') or 'not stopped (running, or the campaign process died)'}
 - HTML report: [report.html](report.html), event log: [events.jsonl](events.jsonl)
 - compiler signals: {s.get('signals', {}).get('distinct', 0)} distinct, {s.get('signals', {}).get('once', 0)} seen once
+- generation steering: {novelty_line(s) or 'off (`--novelty on` draws less of what known bugs need)'}
 - bugs (buckets whose repro failed in every fresh process): {s.get('confirmed_buckets', 0)}; flagged without a confirmed repro (flaky, not reproduced, not verified or not minimised, left out of that count): {len(s.get('unconfirmed_buckets', []))}
 - findings: {s['findings']} in {len(s['buckets'])} buckets
 - mismatches screened because eager's own kernel read outside its input (eager bugs, not compiler bugs): {', '.join(f'`{k}` x{n}' for k, n in (s.get('eager_kernel_bugs') or {}).items()) or 'none'}

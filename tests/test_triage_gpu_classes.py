@@ -87,10 +87,22 @@ def test_lost_negative_zero_is_one_bucket_other_special_mismatches_keep_their_op
 def test_special_values_are_never_subnormal():
     for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
         t = salt_special(torch.randn(4096, generator=torch.Generator().manual_seed(0)).to(dtype), 3)
-        tiny = torch.finfo(dtype).tiny
+        fi = torch.finfo(torch.float32 if dtype == torch.float64 else dtype)
         a = t.abs()
-        assert not bool(((a > 0) & (a < tiny)).any()), dtype
-        assert bool((a == tiny).any()) and bool(t.isnan().any()) and bool(torch.signbit(t[t == 0]).any())
+        assert not bool(((a > 0) & (a < fi.tiny)).any()), dtype
+        assert bool((a == fi.tiny).any()) and bool((a == fi.max).any()), dtype
+        assert bool(t.isnan().any()) and bool(torch.signbit(t[t == 0]).any()) and bool(t.isinf().any())
+
+
+def test_float64_salts_leave_room_for_a_reordered_product():
+    """A campaign filed addcmul(x, log_softmax(x), x, value=0.5) on float64 inputs salted with
+    float64's largest value: Inductor's t1*t2 before the scale overflowed where eager's order did
+    not. With float32's extremes in float64, any product of two salted values stays finite."""
+    t = salt_special(torch.randn(4096, generator=torch.Generator().manual_seed(1)).double(), 5)
+    finite = t[t.isfinite()]
+    big = finite.abs().max()
+    assert big == torch.finfo(torch.float32).max and torch.isfinite(big * big * 0.5)
+    assert not bool((finite.abs() > torch.finfo(torch.float32).max).any())
 
 
 def _special_obs(reduce_n):

@@ -101,10 +101,12 @@ def _perturbed_copies(shape, base_shape, dtype, seed, perturb, draw, special, pe
 def salt_special(t, seed):
     """About a third of the elements of a float tensor replaced (seeded) by special values:
     NaN, +-inf, -0.0, +0.0, +-the largest finite value and +-the smallest normal (no subnormals:
-    GPU kernels flush them to zero by design, which is no compiler bug)."""
+    GPU kernels flush them to zero by design, which is no compiler bug). float64 takes float32's
+    extremes: no wider type can judge it, and at its own largest value a legal reordering of a
+    product overflows where eager's order does not."""
     if t.numel() == 0 or not t.dtype.is_floating_point:
         return t
-    fi = torch.finfo(t.dtype)
+    fi = torch.finfo(torch.float32 if t.dtype == torch.float64 else t.dtype)
     pool = torch.tensor([math.nan, math.inf, -math.inf, -0.0, 0.0, fi.max, -fi.max, fi.tiny, -fi.tiny],
                         dtype=torch.float64).to(t.dtype)
     g = torch.Generator().manual_seed(seed * 7 + 5)

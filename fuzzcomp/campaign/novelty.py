@@ -99,11 +99,8 @@ def trigger_of_entry(bug) -> Trigger:
     t = getattr(bug, "trigger", None) or {}
     if t:
         return Trigger(resolve_ops(t.get("ops", ())), frozenset(t.get("caps", ())), frozenset(t.get("kinds", ())))
-    rule = bug.rule
-    if rule is None:
-        return Trigger()
     ops = set()
-    for g in tuple(rule.ops_any) + tuple(rule.ops_all):
+    for g in (g for rule in bug.rules for g in tuple(rule.ops_any) + tuple(rule.ops_all)):
         hit = resolve_ops([g])
         if len(hit) <= NARROW:
             ops |= hit

@@ -80,13 +80,17 @@ class KnownBug:
     affected: str | None = None            # torch versions that show it, e.g. ">=2.11,<2.13"
     repro: str | None = None               # a corpus file that shows it
     buckets: tuple[str, ...] = ()          # bucket slugs it has shown up under
-    rule: Rule | None = None
+    rules: tuple[Rule, ...] = ()           # any one holding claims a finding
     root_cause: str = ""
     searched: tuple[str, ...] = ()         # the upstream searches made for it
     searched_on: str | None = None
     notes: str = ""
     related: tuple[str, ...] = ()          # upstream threads that resemble it without being it
     trigger: dict | None = None            # what generation needs to hit it (campaign.novelty)
+
+    @property
+    def rule(self) -> Rule | None:
+        return self.rules[0] if self.rules else None
 
     def advice(self) -> str:
         """The next step for a user who meets it."""
@@ -117,6 +121,7 @@ class Match:
     bug: KnownBug
     how: str                               # "bucket" (seen under this identity) or "rule"
     regression: bool = False               # the running torch has its fix: a rediscovery is news
+    rule: "Rule | None" = None             # the rule that held (an entry may have several)
 
 
 def _strs(value, where: str) -> tuple[str, ...]:
@@ -125,6 +130,16 @@ def _strs(value, where: str) -> tuple[str, ...]:
     if isinstance(value, str) or not all(isinstance(v, str) for v in value):
         raise RegistryError(f"{where}: a list of strings, not {value!r}")
     return tuple(value)
+
+
+def _rules(data, where: str) -> tuple[Rule, ...]:
+    """``match``: one rule object, or a list of them (one root cause seen under several symptoms)."""
+    if isinstance(data, list):
+        if not data:
+            raise RegistryError(f"{where}: 'match' must be a non-empty object or list of objects")
+        return tuple(_rule(d, f"{where}.match[{i}]") for i, d in enumerate(data))
+    r = _rule(data, where)
+    return () if r is None else (r,)
 
 
 def _rule(data, where: str) -> Rule | None:
@@ -181,12 +196,12 @@ def entry_from_json(data: dict, where: str) -> KnownBug:
     bug = KnownBug(id=data["id"], title=data["title"], issue=data.get("issue"), state=data.get("state"),
                    fix_pr=data.get("fix_pr"), fixed_in=data.get("fixed_in"), affected=data.get("affected"),
                    repro=data.get("repro"), buckets=_strs(data.get("buckets"), where + ".buckets"),
-                   rule=_rule(data.get("match"), where), root_cause=data.get("root_cause", ""),
+                   rules=_rules(data.get("match"), where), root_cause=data.get("root_cause", ""),
                    searched=_strs(data.get("searched"), where + ".searched"),
                    searched_on=data.get("searched_on"), notes=data.get("notes", ""),
                    related=_strs(data.get("related"), where + ".related"),
                    trigger=_trigger(data.get("trigger"), where))
-    if not bug.buckets and bug.rule is None:
+    if not bug.buckets and not bug.rules:
         raise RegistryError(f"{where}: needs 'buckets' or 'match', or nothing can match it")
     return bug
 
@@ -206,11 +221,14 @@ class Registry:
     def match(self, ident: Identity) -> Match | None:
         """The entry for this finding's root cause; an identity seen before wins over a rule."""
         hits = [Match(b, "bucket") for b in self.bugs if ident.slug in b.buckets]
-        hits += [Match(b, "rule") for b in self.bugs if b.rule is not None and b.rule.holds(ident)]
+        for b in self.bugs:
+            r = next((r for r in b.rules if r.holds(ident)), None)
+            if r is not None:
+                hits.append(Match(b, "rule", rule=r))
         live = [m for m in hits if self.applies(m.bug)]
         if live:
             return live[0]
-        return Match(hits[0].bug, hits[0].how, regression=True) if hits else None
+        return Match(hits[0].bug, hits[0].how, regression=True, rule=hits[0].rule) if hits else None
 
     def get(self, bug_id: str) -> KnownBug | None:
         return next((b for b in self.bugs if b.id == bug_id), None)
@@ -220,8 +238,9 @@ def settled(match: Match) -> bool:
     """The identity is certain before minimisation: the bucket was seen before, or a rule on a
     raised exception's message claimed it (a silent finding's unminimised ops prove little)."""
     from fuzzcomp.base.symptoms import VALUE
-    return match.how == "bucket" or match.bug.rule is None or not (
-        set(match.bug.rule.symptoms or VALUE) & set(VALUE)) and match.bug.rule.signature is not None
+    rule = match.rule or match.bug.rule
+    return match.how == "bucket" or rule is None or not (
+        set(rule.symptoms or VALUE) & set(VALUE)) and rule.signature is not None
 
 
 def label(match: Match | None):

@@ -104,3 +104,10 @@ def test_the_bandit_rewards_a_new_bug_first_and_a_rediscovery_not_at_all(tmp_pat
     entries = {e["index"]: e for e in fb.pool}
     assert set(entries) == {0, 2} and entries[0].get("new_bug") and not entries[2].get("new_bug")
     assert fb._score(entries[0]) > fb._score(entries[2])
+
+
+def test_a_bug_of_another_device_steers_nothing_here(registry):
+    registry([{"id": "cuda-only", "title": "t", "match": {"symptoms": ["numeric"], "ops_any": ["torch.expm1"],
+                                                          "device": "cuda"}}])
+    assert not nov.Novelty("on", GenConfig()).triggers
+    assert set(nov.Novelty("on", GenConfig(device="cuda")).triggers) == {"registry: cuda-only"}

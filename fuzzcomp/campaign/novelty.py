@@ -94,6 +94,12 @@ def trigger_of_case(case) -> Trigger:
     return Trigger(ops, frozenset(caps), frozenset(kinds))
 
 
+def _on_device(bug, device: str) -> bool:
+    """An entry whose every rule names another device (a CUDA codegen bug) steers nothing here."""
+    devices = {r.device for r in bug.rules}
+    return not bug.rules or None in devices or any(str(device).startswith(d) for d in devices)
+
+
 def trigger_of_entry(bug) -> Trigger:
     """A registry entry's trigger: its own ``trigger`` field, else its rule's narrow op globs."""
     t = getattr(bug, "trigger", None) or {}
@@ -116,8 +122,8 @@ class Novelty:
         self._config = base_config
         if self.on:
             reg = default_registry()
-            for bug in reg.bugs:  # a bug fixed in the running torch cannot be found again
-                t = trigger_of_entry(bug) if reg.applies(bug) else Trigger()
+            for bug in reg.bugs:  # a bug fixed in the running torch, or of another device, is not found here
+                t = trigger_of_entry(bug) if reg.applies(bug) and _on_device(bug, base_config.device) else Trigger()
                 if t:
                     self.triggers[f"registry: {bug.id}"] = t
             self._rebuild()

@@ -295,9 +295,10 @@ def _registry_claiming(tmp_path, monkeypatch, slug, repro=None):
     return corpus
 
 
-def test_a_known_bug_waits_behind_every_new_one(tmp_path, monkeypatch):
-    """A bucket the registry claims is labelled known when it is found, and its findings are
-    minimised only after every new bug's, though found first."""
+def test_a_settled_known_bug_takes_no_worker_and_a_new_one_does(tmp_path, monkeypatch):
+    """A bucket the registry holds is labelled known when it is found and recorded at once, with no
+    worker, minimisation or repro (an H200 campaign spent 18% of its minimisation worker time
+    rendering 40 such repros); the new bug found after it is minimised."""
     from fuzzcomp.findings.triage import bucket_of
     _registry_claiming(tmp_path, monkeypatch, bucket_of(crash_verdict("died", "x")).slug())
     c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=2, backend="eager"))
@@ -314,9 +315,15 @@ def test_a_known_bug_waits_behind_every_new_one(tmp_path, monkeypatch):
     found = [e for e in Store(c.store.root).events() if e["event"] == "finding"]
     assert [e["known"] for e in found] == ["known-one", None]
     assert order == [found[1]["id"]]
-    c._maybe_minimise(pool, end=None, generating=False)   # what is left goes to it
+    c._maybe_minimise(pool, end=None, generating=False)   # and never later
     _join_all(c, pool)
-    assert order == [found[1]["id"], found[0]["id"]]
+    assert order == [found[1]["id"]]
+    st = json.loads(c.store.path(found[0]["id"], "status.json").read_text())
+    assert st["known"]["id"] == "known-one" and st["settled"] and "not minimised" in st["known_skipped"]
+    assert not c.store.path(found[0]["id"], "repro.py").exists()
+    s = summarise(Store(c.store.root))
+    b = s["buckets"][found[0]["bucket"]]
+    assert b["known"]["id"] == "known-one" and b["repro"] is None and s["minimise_s_by_group"]["known"] == 0
 
 
 @pytest.mark.parametrize("repro", ["r.py", None])
@@ -327,8 +334,12 @@ def test_a_known_bug_of_a_settled_identity_costs_no_minimisation_or_fresh_proces
     _registry_claiming(tmp_path, monkeypatch, bucket_of(crash_verdict("died", "x")).slug(), repro=repro)
     c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
     c._open_store()
+    monkeypatch.setattr(pool_mod, "finish_finding", lambda *a, **k: pytest.fail("a known bug took a worker"))
     c._record(generate(0), [crash_verdict("died", "x")], 0)
-    fid = c.queue[0][-1]
+    assert not c.queue                                   # recorded at once, never queued
+    fid = Store(c.store.root).finding_ids()[0]
+    assert json.loads(c.store.path(fid, "status.json").read_text())["settled"]
+    # `fuzzcomp minimize ID` (finish_finding) on it still writes the repro, and re-checks nothing
     monkeypatch.setattr(pipeline, "minimise", lambda *a, **k: pytest.fail("a known bug was minimised"))
     monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: pytest.fail("a known bug was re-checked"))
     info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=5, timeout_s=5)
@@ -381,7 +392,8 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
 
 def test_a_late_minimisation_keeps_time_for_its_fresh_process_check(tmp_path, monkeypatch):
     """Near the budget's end the reduction and ladder stop early enough for the fresh-process check
-    to run before the end: 20 s a run until a check was timed, then the measured mean."""
+    to run before the end: 20 s a run until a check was timed, then the measured mean (a margin on
+    each: an H200 check of 72 s missed the end by 4 s with the bare mean)."""
     c = _campaign_with_findings(tmp_path)
     seen = []
 
@@ -393,7 +405,8 @@ def test_a_late_minimisation_keeps_time_for_its_fresh_process_check(tmp_path, mo
     end = time.monotonic() + 200
     c._maybe_minimise(pool[:1], end=end, generating=False)
     _join_all(c, pool[:0])
-    assert seen and seen[0] <= end - 20.0 * c.cfg.confirm_runs + 0.01
+    assert seen and seen[0] <= end - (1.25 * 20.0 * c.cfg.confirm_runs + 5.0) + 0.01
     c._maybe_minimise(pool[1:], end=end, generating=False)
     _join_all(c, [])
-    assert len(seen) == 2 and end - 7.0 - 1.0 <= seen[1] <= end - 7.0 + 0.01
+    reserve = 1.25 * 7.0 + 5.0   # the measured mean, with its margin
+    assert len(seen) == 2 and end - reserve - 1.0 <= seen[1] <= end - reserve + 0.01

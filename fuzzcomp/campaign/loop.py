@@ -69,6 +69,7 @@ from fuzzcomp.findings.triage import bucket_of
 from fuzzcomp.workers.engine import make_engine  # local processes or Ray actors
 from fuzzcomp.campaign.feedback import Feedback
 from fuzzcomp.campaign.novelty import Novelty
+from fuzzcomp.campaign.pipeline import needs_no_worker, settle_known
 from fuzzcomp.workers.worker import stop_all, Worker, WorkerSettings, WorkerStartError
 from fuzzcomp.report.html import write_html
 from fuzzcomp.report.summary import write_summary
@@ -260,6 +261,13 @@ class Campaign(MinimiserPool):
         return m.bug.id
 
     def _enqueue(self, fid: str, rank: int) -> None:
+        if fid in self._known:  # a settled known bug is recorded now, and never takes a worker
+            f = self.store.finding(fid)
+            known = needs_no_worker(self.store, fid, f["bucket_obj"], f["case_obj"])
+            if known is not None:
+                info = settle_known(self.store, fid, f["bucket_obj"], known)
+                self.store.event("known-settled", id=fid, known=known.bug.id, bucket=info["bucket"])
+                return
         if rank < self.cfg.max_minimize_per_bucket:
             self._arrivals += 1
             self.queue.append((int(fid in self._known), rank, self._arrivals, fid))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from fuzzcomp.base.config import default_minimizers
 from fuzzcomp.campaign.novelty import worth_learning
-from fuzzcomp.campaign.pipeline import finish_finding
+from fuzzcomp.campaign.pipeline import finish_finding, needs_no_worker, settle_known
 from fuzzcomp.findings.store import case_from_json
 from fuzzcomp.findings.store import StoreError
 from fuzzcomp.reduce.typecheck import import_lazy_torch
@@ -53,9 +53,10 @@ class MinimiserPool:
 
         One round of minimisation stays in reserve even when no bucket waits: a bucket found in
         the budget's last seconds would otherwise end the campaign without a repro (a 30-minute
-        campaign's last finding came 1 s before its end). That standing reserve is the measured
-        time of one minimisation, at most a tenth of the budget; with buckets waiting it is their
-        rounds, at most a quarter."""
+        campaign's last finding came 1 s before its end; an 8-minute H200 campaign's came 68 s
+        before, and a minimisation with its fresh-process check takes about 150 s there). That
+        standing reserve is the measured time of one minimisation and its check, at most a quarter
+        of the budget; with buckets waiting it is their rounds, at most a quarter too."""
         if end is None or not self.cfg.minimize:
             return False
         # the reserve is for new bugs: a known one costs a report, not a minimisation
@@ -66,8 +67,8 @@ class MinimiserPool:
         if waiting:
             rounds = -(-len(waiting) // max(1, len(self.workers)))
             reserve = min(rounds * per, 0.25 * (self.cfg.seconds or 0))
-        else:  # the standing reserve costs generation time in every campaign: a tenth at most
-            reserve = min(per, 0.1 * (self.cfg.seconds or 0))
+        else:  # the standing reserve costs generation time: a quarter at most (short campaigns)
+            reserve = min(per, 0.25 * (self.cfg.seconds or 0))
         return time.monotonic() >= end - reserve
 
     def _maybe_minimise(self, pool, end, generating: bool) -> None:
@@ -85,6 +86,14 @@ class MinimiserPool:
             if i is None:
                 return
             fid = self.queue[i][-1]
+            if fid in self._known:  # its entry was label-checked since it was queued: nothing to do
+                f = self.store.finding(fid)
+                known = needs_no_worker(self.store, fid, f["bucket_obj"], f["case_obj"])
+                if known is not None:
+                    self.queue.pop(i)
+                    settle_known(self.store, fid, f["bucket_obj"], known)
+                    self.store.event("known-settled", id=fid, known=known.bug.id, bucket=self._slug_of.get(fid))
+                    continue
             new_bucket = self._slug_of.get(fid) not in self._has_repro and fid not in self._known
             worker_s = (now - self.t_start) * self.cfg.jobs
             # a bucket with no repro yet may take more of the worker time than the share
@@ -96,10 +105,11 @@ class MinimiserPool:
             self._start_minimiser(pool, free[-1], fid, end, left)
 
     def _confirm_reserve(self) -> float:
-        """Seconds the fresh-process check of one repro takes: the mean of this campaign's checks,
-        or 20 s a run before the first (a CUDA repro's start-up and compile)."""
+        """Seconds to keep for the fresh-process check of one repro: the mean of this campaign's
+        checks (20 s a run before the first: a CUDA repro's start-up and compile), with a margin."""
         done = self._confirm_times
-        return sum(done) / len(done) if done else 20.0 * max(1, self.cfg.confirm_runs)
+        mean = sum(done) / len(done) if done else 20.0 * max(1, self.cfg.confirm_runs)
+        return 1.25 * mean + 5.0  # a check runs a little longer than the mean half the time
 
     def _running_minimise_s(self, now: float) -> float:
         return sum(now - m["t0"] for m in self._minimisers)

@@ -258,6 +258,27 @@ def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False)
     return info
 
 
+def needs_no_worker(store: Store, fid: str, key: BucketKey, case: Case):
+    """The registry match of a known finding that costs nothing more: its identity is settled, or a
+    finding of its entry was label-checked here already. None: it needs a worker (new, or a
+    silent rule match still to check)."""
+    known = claim(key, case)
+    if known is not None and (settled(known) or _known_entry_done(store, fid, known.bug.id)):
+        return known
+    return None
+
+
+def settle_known(store: Store, fid: str, key: BucketKey, known) -> dict:
+    """Record a known finding at once, with no worker, minimisation, repro or re-check: its
+    registry entry is the report (its issue, its corpus repro); ``fuzzcomp minimize ID`` makes a
+    local repro on demand. Returns the status written (``status.json``)."""
+    says = f"known bug {known.bug.id}: not minimised or re-checked again ({known.bug.advice()})"
+    info = {"id": fid, "bucket": key.slug(), "known": label(known), "known_skipped": says, "repro_says": says,
+            "confirmed": None, "settled": True}
+    write_json(store.path(fid, "status.json"), info)
+    return info
+
+
 def _known_entry_done(store: Store, fid: str, bug_id: str) -> bool:
     """True when another finding of this known bug in the store is already minimised."""
     for other in store.finding_ids():

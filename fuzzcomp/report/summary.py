@@ -110,8 +110,10 @@ def summarise(store: Store) -> dict:
             b.setdefault("unminimised", []).append(fid)
         if st is not None and not st.get("pending"):
             if b.get("repro") is None or (st.get("confirmed") and not b.get("confirmed")):
-                b["repro"] = f"findings/{fid}/repro.py"
-                b["report"] = f"findings/{fid}/report.md"
+                # a known bug settled without a worker has its registry entry, no repro of its own
+                has = store.path(fid, "repro.py").exists()
+                b["repro"] = f"findings/{fid}/repro.py" if has else None
+                b["report"] = f"findings/{fid}/report.md" if has else None
                 b["confirmed"] = st.get("confirmed")
                 b["dedup"] = st.get("dedup")
                 b["detail"] = st.get("repro_says")

@@ -8,7 +8,7 @@ is edited by one to three small operations drawn from ``random.Random(seed)``
 duplicated, a block spliced in from a donor record at the same position, or
 the tail cut and grown afresh); draws the edited list does not cover come
 from the seed, never default to the smallest choice. Because the generator
-clamps every replayed draw into its range, any edit gives a valid program.
+brings every replayed draw into its range (``ChoiceStream``), any edit gives a valid program.
 ``Mutant.record`` replayed alone (``generate_from_choices``) rebuilds the
 same Case, so a mutant is reproducible from its record, or from its parent's
 record plus the seed.

@@ -171,3 +171,17 @@ def test_guided_campaign_logs_origins_and_resumes_its_pool(tmp_path, cli):
     after = json.loads((out / POOL_FILE).read_text())["pool"]
     assert [e["index"] for e in after[:len(pool)]] == [e["index"] for e in pool]
     assert "compiler signals" in cli("report", out).stdout
+
+
+def test_a_replayed_value_past_its_range_wraps_and_does_not_force_the_largest_choice():
+    """A mutation that shifts a wide draw (a value seed) onto a rare feature's coin must leave the
+    coin as rare as it was: the clamp it replaced made every such boolean true."""
+    from fuzzcomp.generators.choices import ChoiceStream
+    import random
+    rng = random.Random(0)
+    wide = [rng.randrange(2 ** 31) for _ in range(4000)]
+    ch = ChoiceStream(replay=wide)
+    hits = sum(ch.boolean(0.01) for _ in wide)
+    assert hits < 100, hits          # about 1% true, not all of them
+    ch = ChoiceStream(replay=[5, 12, -3, 999])
+    assert [ch.integer(0, 9) for _ in range(4)] == [5, 2, 0, 9]

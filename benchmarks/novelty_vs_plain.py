@@ -10,7 +10,8 @@ confirmed buckets are what the novelty arm learns from) for ``--minutes`` with t
 ``--seed`` and the checkout's known-bug registry:
 
 - plain:   ``--feedback off --novelty off``
-- novelty: ``--feedback on --novelty on`` (known triggers drawn less, new bugs rewarded first)
+- novelty: ``--feedback on --novelty on`` (known triggers drawn less, new bugs rewarded first);
+  ``--novelty-feedback off`` measures the steering alone (``--feedback off --novelty on``)
 
 Then, in the same pinned process, one short campaign per planted-fault backend
 (``fuzzcomp.planted``) with the arm's flags and ``-x``, to time its first finding.
@@ -77,7 +78,8 @@ def arm(name: str, flags: list[str], opts, core: int | None, result: dict) -> No
 def markdown(res: dict) -> str:
     p, n = res["arms"]["plain"], res["arms"]["novelty"]
     ratio = lambda x, y: f"{x / y:.2f}x" if y else "-"  # noqa: E731
-    lines = [f"# plain vs novelty, {res['minutes']} min per arm, seed {res['seed']}, pinned: {res['pinned']}", "",
+    lines = [f"# plain vs novelty ({' '.join(res.get('novelty_flags', []))}), {res['minutes']} min per arm, "
+             f"seed {res['seed']}, pinned: {res['pinned']}", "",
              "| measure | plain | novelty | novelty / plain |", "|---|---|---|---|"]
     for key, label in (("cases", "cases"), ("cases_per_hour", "cases/hour"), ("distinct_signals", "distinct signals"),
                        ("findings", "findings"), ("known_findings", "known rediscoveries (findings)")):
@@ -106,6 +108,9 @@ def main(argv=None) -> int:
     p.add_argument("--planted", default="all", help="'all', 'none', or a comma list of fuzzcomp.planted backends")
     p.add_argument("--planted-cases", type=int, default=20, help="case budget per planted fault and arm")
     p.add_argument("--case-timeout", type=float, default=300.0)
+    p.add_argument("--novelty-feedback", choices=("on", "off"), default="on",
+                   help="--feedback of the novelty arm: on (new-bug reward and mutation, default) or off "
+                   "(steering by the registry and confirmed buckets alone)")
     opts = p.parse_args(argv)
     if not opts.minutes > 0:
         p.error("--minutes must be positive")
@@ -125,13 +130,14 @@ def main(argv=None) -> int:
     Path(opts.out).mkdir(parents=True, exist_ok=True)
     results: dict = {}
     t0 = time.time()
+    arms = [ARMS[0], ("novelty", ["--feedback", opts.novelty_feedback, "--novelty", "on"])]
     threads = [threading.Thread(target=arm, args=(name, flags, opts, core, results))
-               for (name, flags), core in zip(ARMS, cores)]
+               for (name, flags), core in zip(arms, cores)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    res = {"minutes": opts.minutes, "seed": opts.seed, "pinned": cores[0] is not None, "cores": cores,
+    res = {"minutes": opts.minutes, "seed": opts.seed, "novelty_flags": arms[1][1], "pinned": cores[0] is not None, "cores": cores,
            "planted": list(opts.planted), "elapsed_s": round(time.time() - t0, 1), "arms": results}
     (Path(opts.out) / "novelty_vs_plain.json").write_text(json.dumps(res, indent=1) + "\n")
     md = markdown(res)

@@ -64,12 +64,10 @@ from fuzzcomp.campaign.minimiser_pool import MinimiserPool
 from fuzzcomp.campaign.worker_env import gpu_count, inductor_cache_dir
 from fuzzcomp.render.repro import versions
 from fuzzcomp.findings.store import Store, StoreError, write_json
-from fuzzcomp.findings.known import claim
 from fuzzcomp.findings.triage import bucket_of
 from fuzzcomp.workers.engine import make_engine  # local processes or Ray actors
 from fuzzcomp.campaign.feedback import Feedback
 from fuzzcomp.campaign.novelty import Novelty
-from fuzzcomp.campaign.pipeline import needs_no_worker, settle_known
 from fuzzcomp.workers.worker import stop_all, Worker, WorkerSettings, WorkerStartError
 from fuzzcomp.report.html import write_html
 from fuzzcomp.report.summary import write_summary
@@ -251,27 +249,6 @@ class Campaign(MinimiserPool):
                 and self.end_reason is None:
             self.end_reason = f"--max-findings {self.cfg.max_findings} reached"
             self.store.event("generation-over", reason=self.end_reason)
-
-    def _note_known(self, fid: str, key, case) -> str | None:
-        """The registry entry that claims this finding (None: new), remembered for the queue."""
-        m = claim(key, case)
-        if m is None:
-            return None
-        self._known[fid] = m.bug.id
-        return m.bug.id
-
-    def _enqueue(self, fid: str, rank: int) -> None:
-        if fid in self._known:  # a settled known bug is recorded now, and never takes a worker
-            f = self.store.finding(fid)
-            known = needs_no_worker(self.store, fid, f["bucket_obj"], f["case_obj"])
-            if known is not None:
-                info = settle_known(self.store, fid, f["bucket_obj"], known)
-                self.store.event("known-settled", id=fid, known=known.bug.id, bucket=info["bucket"])
-                return
-        if rank < self.cfg.max_minimize_per_bucket:
-            self._arrivals += 1
-            self.queue.append((int(fid in self._known), rank, self._arrivals, fid))
-            self.queue.sort()
 
     def _handle(self, worker: Worker, result) -> None:
         job, index = self._jobs.pop(result.job_id)

@@ -4,10 +4,13 @@ for how long.
 Contract: ``MinimiserPool`` is mixed into ``Campaign``; it reads the campaign's ``cfg``, ``store``,
 ``queue`` (``(known?, rank, arrival, finding id)``), ``progress`` and stop events, and keeps
 ``_minimisers`` (one record per running minimisation: its worker, thread, deadline and result).
-``_generation_over`` keeps the time the new bugs waiting still need at the budget's end. Each
+``_enqueue`` queues a finding (a known bug whose identity is settled is recorded at once, with no
+worker: ``pipeline.settle_known``); ``_generation_over`` keeps the time the new bugs waiting still
+need at the budget's end, with a standing reserve of one measured minimisation and its check. Each
 minimisation runs ``pipeline.finish_finding`` in a thread on a worker taken from the pool;
 a new bug goes first, a known one last; while cases are still generated, minimisation takes at most the
-configured share of worker time and one worker always keeps generating. Past its deadline (its
+configured share of worker time and one worker always keeps generating. The reduction stops early
+enough for the fresh-process check to finish before the budget's end; past its deadline (its
 allowance, or the campaign's budget) a minimisation is cancelled; reaped ones return their
 worker and refresh the summary and HTML report.
 """
@@ -22,6 +25,7 @@ from pathlib import Path
 from fuzzcomp.base.config import default_minimizers
 from fuzzcomp.campaign.novelty import worth_learning
 from fuzzcomp.campaign.pipeline import finish_finding, needs_no_worker, settle_known
+from fuzzcomp.findings.known import claim
 from fuzzcomp.findings.store import case_from_json
 from fuzzcomp.findings.store import StoreError
 from fuzzcomp.reduce.typecheck import import_lazy_torch
@@ -31,6 +35,27 @@ from fuzzcomp.report.summary import write_summary
 
 class MinimiserPool:
     """The minimisation half of ``Campaign`` (see the module doc)."""
+
+    def _note_known(self, fid: str, key, case) -> str | None:
+        """The registry entry that claims this finding (None: new), remembered for the queue."""
+        m = claim(key, case)
+        if m is None:
+            return None
+        self._known[fid] = m.bug.id
+        return m.bug.id
+
+    def _enqueue(self, fid: str, rank: int) -> None:
+        if fid in self._known:  # a settled known bug is recorded now, and never takes a worker
+            f = self.store.finding(fid)
+            known = needs_no_worker(self.store, fid, f["bucket_obj"], f["case_obj"])
+            if known is not None:
+                info = settle_known(self.store, fid, f["bucket_obj"], known)
+                self.store.event("known-settled", id=fid, known=known.bug.id, bucket=info["bucket"])
+                return
+        if rank < self.cfg.max_minimize_per_bucket:
+            self._arrivals += 1
+            self.queue.append((int(fid in self._known), rank, self._arrivals, fid))
+            self.queue.sort()
 
     def _pick(self, generating: bool = False) -> int | None:
         """Index in the queue of the next finding to minimise: new bugs before known ones, and

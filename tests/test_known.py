@@ -275,3 +275,15 @@ def test_every_bucket_of_a_second_real_campaign_gets_the_entry_a_maintainer_gave
     cpu = next(r for r in rows if r["slug"] == "numeric-inductor-bdb6d15c")
     assert reg.match(Identity("unseen", cpu["symptom"], cpu["stage"], cpu["signature"],
                               frozenset({"torch.expm1"}), "cpu")).bug.id == "expm1-cpu-exp-minus-one"
+
+
+def test_no_entry_lists_an_identity_every_crash_of_its_kind_shares():
+    """A segfault, a hang and a sticky CUDA error each have one identity whatever the program (the
+    signature is the symptom): listing it under an entry would claim every such crash as that bug
+    (a segfault entry did, and the campaign tests' planted crashes all became 'known')."""
+    from fuzzcomp.findings.triage import bucket_of
+    from fuzzcomp.workers.isolation_verdicts import STICKY_PREFIX, crash_verdict
+    shared = {bucket_of(crash_verdict(s, m)).slug() for s in ("died", "timeout")
+              for m in ("x", STICKY_PREFIX + " x")}
+    listed = {slug: b.id for b in default_registry("2.13.0").bugs for slug in b.buckets}
+    assert not shared & set(listed), {s: listed[s] for s in shared & set(listed)}

@@ -246,3 +246,9 @@ def test_report_next_step_reads_the_known_registry():
     state = BucketKey("mutation", "backend", "torch globals: deterministic")
     detail = "state torch globals after call: eager='grad=True deterministic=False' compiled='grad=True deterministic=True'"
     assert "global state" in report_title(case, state, detail) and "input" not in report_title(case, state, detail)
+
+
+def test_a_run_refused_by_its_settings_leaves_no_empty_folder(tmp_path):
+    """A setting refused after the folder was claimed (a share above 1) leaves reports/ as it was."""
+    _one_line_error(_run(tmp_path, "run", "--cases", "2", "--backend", "eager", "--minimize-share", "2"), 2)
+    assert not list(tmp_path.glob("reports/run-*"))

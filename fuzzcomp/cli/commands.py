@@ -107,19 +107,19 @@ def cmd_run(args) -> int:
         cfg, resume = run_config(args)
         try:
             _refuse_settings(cfg, resume)
-        except UsageError:
+            if resume:
+                _version_warning(cfg)
+            guard = _hang_guard(cfg, resume)
+            with Progress(cfg.seconds, cfg.cases, quiet=args.quiet) as progress:
+                def events(event, **kw):
+                    if event in ("starting", "resume"):  # the folder holds a campaign now: ids resolve
+                        remember_campaign(cfg.out)
+                    progress(event, **kw)
+                    guard(event, **kw)
+                summary = run_campaign(cfg, events, resume=resume)
+        except BaseException:  # refused or failed before the campaign wrote anything
             _drop_unused_folder(cfg.out, claimed=args.out is None and not resume)
             raise
-        if resume:
-            _version_warning(cfg)
-        guard = _hang_guard(cfg, resume)
-        with Progress(cfg.seconds, cfg.cases, quiet=args.quiet) as progress:
-            def events(event, **kw):
-                if event in ("starting", "resume"):  # the folder holds a campaign now: ids resolve
-                    remember_campaign(cfg.out)
-                progress(event, **kw)
-                guard(event, **kw)
-            summary = run_campaign(cfg, events, resume=resume)
     except _user_errors() as e:
         raise UsageError(str(e)) from None
     except CampaignError as e:  # a disk write failed, the workers died: the harness, not the user

@@ -95,7 +95,15 @@ def run_config(args):
                     feedback=pick(getattr(args, "feedback", None), "feedback", "off"),
                     novelty=pick(getattr(args, "novelty", None), "novelty", "off"),
                     half_rounding=pick(args.half_rounding, "half_rounding", "fp64"))
-    return validate(cfg), args.resume is not None
+    try:
+        return validate(cfg), args.resume is not None
+    except ConfigError:
+        if not (resume_dir or pick(args.out, "out")):  # the folder this call claimed, still empty
+            try:
+                os.rmdir(out)
+            except OSError:
+                pass
+        raise
 
 
 def _names(text: str | None) -> list[str] | None:

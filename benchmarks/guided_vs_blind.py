@@ -60,6 +60,20 @@ def _run(args: list[str], core: int | None, cache: str, timeout_s: float, log: P
             return 124
 
 
+def pick_cores(p: argparse.ArgumentParser, spec: str) -> list:
+    """The two cores of ``--cores A,B`` (``[None, None]``: 'none', or no affinity on this OS)."""
+    if spec == "none" or not hasattr(os, "sched_setaffinity"):
+        return [None, None]
+    try:
+        cores = [int(c) for c in spec.split(",")][:2]
+    except ValueError:
+        p.error(f"--cores takes two core numbers or 'none', got {spec!r}")
+    have = os.sched_getaffinity(0)
+    if len(cores) != 2 or any(c not in have for c in cores):
+        p.error(f"--cores {spec}: this process may run on cores {sorted(have)}")
+    return cores
+
+
 def arm(name: str, feedback: str, opts, core: int | None, result: dict) -> None:
     root = Path(opts.out) / name
     root.mkdir(parents=True, exist_ok=True)
@@ -130,15 +144,7 @@ def main(argv=None) -> int:
         opts.planted = () if opts.planted == "none" else parse_planted(opts.planted)
     except ValueError as e:
         p.error(str(e))
-    cores: list = [None, None]
-    if opts.cores != "none" and hasattr(os, "sched_setaffinity"):
-        try:
-            cores = [int(c) for c in opts.cores.split(",")][:2]
-        except ValueError:
-            p.error(f"--cores takes two core numbers or 'none', got {opts.cores!r}")
-        have = os.sched_getaffinity(0)
-        if len(cores) != 2 or any(c not in have for c in cores):
-            p.error(f"--cores {opts.cores}: this process may run on cores {sorted(have)}")
+    cores = pick_cores(p, opts.cores)
     Path(opts.out).mkdir(parents=True, exist_ok=True)
     results: dict = {}
     t0 = time.time()

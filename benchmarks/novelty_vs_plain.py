@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from guided_vs_blind import _run  # noqa: E402  (the pinned, per-arm-cache campaign runner)
+from guided_vs_blind import _run, pick_cores  # noqa: E402  (the pinned, per-arm-cache campaign runner)
 
 from fuzzcomp.bench.campaigns import SLOW_PLANTED, _events, _summary, first_detection, parse_planted  # noqa: E402
 
@@ -118,15 +117,7 @@ def main(argv=None) -> int:
         opts.planted = () if opts.planted == "none" else parse_planted(opts.planted)
     except ValueError as e:
         p.error(str(e))
-    cores: list = [None, None]
-    if opts.cores != "none" and hasattr(os, "sched_setaffinity"):
-        try:
-            cores = [int(c) for c in opts.cores.split(",")][:2]
-        except ValueError:
-            p.error(f"--cores takes two core numbers or 'none', got {opts.cores!r}")
-        have = os.sched_getaffinity(0)
-        if len(cores) != 2 or any(c not in have for c in cores):
-            p.error(f"--cores {opts.cores}: this process may run on cores {sorted(have)}")
+    cores = pick_cores(p, opts.cores)
     Path(opts.out).mkdir(parents=True, exist_ok=True)
     results: dict = {}
     t0 = time.time()

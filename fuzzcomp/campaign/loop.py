@@ -102,7 +102,7 @@ class Campaign(MinimiserPool):
         self.counts = {"cases": 0, "valid": 0, "findings": 0, "harness_errors": 0, "oom": 0}
         # (known bug?, rank in bucket, arrival, finding id): what is new goes first
         self.queue: list[tuple[int, int, int, str]] = []
-        self._known: dict[str, str] = {}  # finding id -> the registry entry that claims it
+        self._known: dict = {}            # finding id -> the registry match that claims it
         self._arrivals = 0
         self._jobs: dict[int, tuple[Job, int]] = {}
         self._job_ids = 0

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from fuzzcomp.base.config import default_minimizers
 from fuzzcomp.campaign.novelty import worth_learning
-from fuzzcomp.campaign.pipeline import finish_finding, needs_no_worker, settle_known
+from fuzzcomp.campaign.pipeline import costs_nothing, finish_finding, settle_known
 from fuzzcomp.findings.known import claim
 from fuzzcomp.findings.store import case_from_json
 from fuzzcomp.findings.store import StoreError
@@ -41,17 +41,21 @@ class MinimiserPool:
         m = claim(key, case)
         if m is None:
             return None
-        self._known[fid] = m.bug.id
+        self._known[fid] = m
         return m.bug.id
 
+    def _settle(self, fid: str) -> bool:
+        """A known finding that needs no worker (``pipeline.costs_nothing``) is recorded now."""
+        m = self._known.get(fid)
+        if m is None or not costs_nothing(self.store, fid, m):
+            return False
+        settle_known(self.store, fid, self._slug_of[fid], m)
+        self.store.event("known-settled", id=fid, known=m.bug.id, bucket=self._slug_of[fid])
+        return True
+
     def _enqueue(self, fid: str, rank: int) -> None:
-        if fid in self._known:  # a settled known bug is recorded now, and never takes a worker
-            f = self.store.finding(fid)
-            known = needs_no_worker(self.store, fid, f["bucket_obj"], f["case_obj"])
-            if known is not None:
-                info = settle_known(self.store, fid, f["bucket_obj"], known)
-                self.store.event("known-settled", id=fid, known=known.bug.id, bucket=info["bucket"])
-                return
+        if self._settle(fid):  # a settled known bug is recorded now, and never takes a worker
+            return
         if rank < self.cfg.max_minimize_per_bucket:
             self._arrivals += 1
             self.queue.append((int(fid in self._known), rank, self._arrivals, fid))
@@ -111,14 +115,9 @@ class MinimiserPool:
             if i is None:
                 return
             fid = self.queue[i][-1]
-            if fid in self._known:  # its entry was label-checked since it was queued: nothing to do
-                f = self.store.finding(fid)
-                known = needs_no_worker(self.store, fid, f["bucket_obj"], f["case_obj"])
-                if known is not None:
-                    self.queue.pop(i)
-                    settle_known(self.store, fid, f["bucket_obj"], known)
-                    self.store.event("known-settled", id=fid, known=known.bug.id, bucket=self._slug_of.get(fid))
-                    continue
+            if self._settle(fid):  # its entry was label-checked since it was queued: nothing to do
+                self.queue.pop(i)
+                continue
             new_bucket = self._slug_of.get(fid) not in self._has_repro and fid not in self._known
             worker_s = (now - self.t_start) * self.cfg.jobs
             # a bucket with no repro yet may take more of the worker time than the share

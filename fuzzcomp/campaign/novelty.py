@@ -47,6 +47,8 @@ PLUMBING = frozenset({
     "Tensor.__getitem__", "torch.add", "torch.mul", "Tensor.sum", "torch.sum",
 })
 _OP_NAMES = tuple(op.name for op in REGISTRY)
+_OP_SET = frozenset(_OP_NAMES)
+PARTS = ("ops", "caps", "kinds")
 _CAP_OF = {  # reach feature -> the capability that draws it
     "caller_": "caller", "special_inputs": "special", "const_graph": "constants", "nn_": "nnlib",
     "set_grad_enabled_inside": "gstate", "deterministic_inside": "gstate", "default_dtype_inside": "gstate",
@@ -87,7 +89,7 @@ def resolve_ops(globs) -> frozenset:
 
 def trigger_of_case(case) -> Trigger:
     """The trigger of one (minimised) program, read from its IR."""
-    ops = frozenset(set(op_names(case.program)) & set(_OP_NAMES)) - PLUMBING
+    ops = frozenset(op_names(case.program)) & _OP_SET - PLUMBING
     caps = {cap for f in reach_features(case) for key, cap in _CAP_OF.items()
             if f == key or (key.endswith("_") and f.startswith(key))}
     kinds = {_KIND_OF[f] for f in features(case) if f in _KIND_OF}
@@ -119,6 +121,7 @@ class Novelty:
         self.base = base_config
         self.root = Path(root) if root is not None else None
         self.triggers: dict[str, Trigger] = {}   # why ("registry: ID" / "campaign: SLUG") -> trigger
+        self._learned: dict[str, str] = {}        # campaign bucket slug -> why its trigger was learned
         self._config = base_config
         if self.on:
             reg = default_registry()
@@ -143,8 +146,7 @@ class Novelty:
         if not t:
             return False
         self.triggers[f"campaign: {slug}"] = t
-        self._why_of = getattr(self, "_why_of", {})
-        self._why_of[slug] = why
+        self._learned[slug] = why
         self._rebuild()
         self.save()
         return True
@@ -165,14 +167,18 @@ class Novelty:
                 self.learn(slug, case_from_json(mini["case"]), why)
 
     # ---- the config ------------------------------------------------------------------------------
-    def factors(self) -> dict[str, dict[str, float]]:
-        count: dict[str, dict[str, int]] = {"ops": defaultdict(int), "caps": defaultdict(int),
-                                            "kinds": defaultdict(int)}
-        for t in self.triggers.values():
-            for part in count:
+    def _reasons(self) -> dict[str, dict[str, list[str]]]:
+        """part ("ops", "caps", "kinds") -> element -> the triggers that name it."""
+        out: dict[str, dict[str, list[str]]] = {part: defaultdict(list) for part in PARTS}
+        for reason, t in sorted(self.triggers.items()):
+            for part in PARTS:
                 for name in getattr(t, part):
-                    count[part][name] += 1
-        return {part: {n: max(FLOOR, LOWER ** k) for n, k in sorted(c.items())} for part, c in count.items()}
+                    out[part][name].append(reason)
+        return out
+
+    def factors(self) -> dict[str, dict[str, float]]:
+        return {part: {n: max(FLOOR, LOWER ** len(r)) for n, r in sorted(names.items())}
+                for part, names in self._reasons().items()}
 
     def _rebuild(self) -> None:
         f = self.factors()
@@ -190,17 +196,13 @@ class Novelty:
         if not self.on:
             return {"mode": "off"}
         f = self.factors()
-        why: dict[str, list[str]] = defaultdict(list)
-        for reason, t in self.triggers.items():
-            for part in ("ops", "caps", "kinds"):
-                for name in getattr(t, part):
-                    why[f"{part[:-1]} {name}"].append(reason)
-        lowered = [{"what": k, "factor": round(f[k.split()[0] + "s"][k.split(" ", 1)[1]], 4), "why": sorted(v)}
-                   for k, v in sorted(why.items())]
+        lowered = sorted(({"what": f"{part[:-1]} {name}", "factor": round(f[part][name], 4), "why": r}
+                          for part, names in self._reasons().items() for name, r in names.items()),
+                         key=lambda row: row["what"])
         return {"mode": "on", "lower": LOWER, "floor": FLOOR,
-                "triggers": {r: {p: sorted(getattr(t, p)) for p in ("ops", "caps", "kinds")}
+                "triggers": {r: {p: sorted(getattr(t, p)) for p in PARTS}
                              for r, t in sorted(self.triggers.items())},
-                "campaign_learned": sorted(getattr(self, "_why_of", {}).items()), "lowered": lowered}
+                "campaign_learned": sorted(self._learned.items()), "lowered": lowered}
 
     def save(self) -> None:
         if self.on and self.root is not None:

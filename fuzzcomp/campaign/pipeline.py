@@ -130,12 +130,11 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     known = claim(key, case)
     info["known"] = label(known)
     if known is not None:
-        if settled(known) or _known_entry_done(store, fid, known.bug.id):
+        if costs_nothing(store, fid, known):
             # its identity is certain (the registry holds it, with its issue or searches), or a
             # finding of it was minimised here already: `fuzzcomp minimize ID` makes a repro on demand
             minimize = verify = False
-            info["known_skipped"] = info["repro_says"] = \
-                f"known bug {known.bug.id}: not minimised or re-checked again ({known.bug.advice()})"
+            info["known_skipped"] = info["repro_says"] = _skipped(known)
         else:  # a label check: enough reduction for the minimised ops to re-ask the registry
             budget_s = min(budget_s, KNOWN_CHECK_S)
     if key.symptom == "hang":  # seconds per probe, not the campaign's whole compile limit
@@ -154,6 +153,7 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                                                       "stats": stats.to_json()})
         info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
         case = small
+        info["known"] = label(claim(key, case))  # the minimised program's ops decide, as they decide its bucket
         target = same[0] if same else data["verdict_objs"][0]
         if key.symptom == "hang" and not late():  # the ladder's rungs as separate probes
             ladder = hang_stage(lambda c, t, lim, d: probe_keys(worker, c, t, lim, d), case, timeout_s,
@@ -162,18 +162,16 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                 info["stage_ladder"] = ladder
                 detail = f"[stage by backend ladder: {ladder['stage']}] {detail}"
         elif case.compile.backend == "inductor" and key.stage in ("unknown", "runtime") and not late() \
-                and not label(claim(key, case)):  # a known bug's stage is in its registry entry
+                and not info["known"]:  # a known bug's stage is in its registry entry
             ladder = localise_stage(worker, case, target, timeout_s, deadline)
             if ladder:
                 info["stage_ladder"] = ladder
                 detail = f"[stage by backend ladder: {ladder['stage']}] {detail}"
     info["dedup"] = dedup_key(key, case.program)
-    if "minimize_s" in info:  # the minimised program's ops decide, as they decide its bucket
-        info["known"] = label(claim(key, case))
-        if info["known"]:  # still the known bug: its registry entry is the report, no re-check
-            verify = False
-            info["repro_says"] = f"known bug {info['known']['id']}: label checked on the minimised " \
-                                 f"program, not re-checked ({info['known']['advice']})"
+    if "minimize_s" in info and info["known"]:  # still the known bug: its entry is the report, no re-check
+        verify = False
+        info["repro_says"] = f"known bug {info['known']['id']}: label checked on the minimised " \
+                             f"program, not re-checked ({info['known']['advice']})"
     repro = store.path(fid, "repro.py")
     repro_text = render_repro(case, key, detail)
     # Order on disk: report and a provisional status first, the repro last, so an interruption at
@@ -258,22 +256,22 @@ def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False)
     return info
 
 
-def needs_no_worker(store: Store, fid: str, key: BucketKey, case: Case):
-    """The registry match of a known finding that costs nothing more: its identity is settled, or a
-    finding of its entry was label-checked here already. None: it needs a worker (new, or a
-    silent rule match still to check)."""
-    known = claim(key, case)
-    if known is not None and (settled(known) or _known_entry_done(store, fid, known.bug.id)):
-        return known
-    return None
+def costs_nothing(store: Store, fid: str, known) -> bool:
+    """A known finding (its registry match) needs no worker: its identity is settled, or a finding
+    of its entry was label-checked here already. False: a silent rule match still to check."""
+    return settled(known) or _known_entry_done(store, fid, known.bug.id)
 
 
-def settle_known(store: Store, fid: str, key: BucketKey, known) -> dict:
+def _skipped(known) -> str:
+    return f"known bug {known.bug.id}: not minimised or re-checked again ({known.bug.advice()})"
+
+
+def settle_known(store: Store, fid: str, slug: str, known) -> dict:
     """Record a known finding at once, with no worker, minimisation, repro or re-check: its
     registry entry is the report (its issue, its corpus repro); ``fuzzcomp minimize ID`` makes a
     local repro on demand. Returns the status written (``status.json``)."""
-    says = f"known bug {known.bug.id}: not minimised or re-checked again ({known.bug.advice()})"
-    info = {"id": fid, "bucket": key.slug(), "known": label(known), "known_skipped": says, "repro_says": says,
+    says = _skipped(known)
+    info = {"id": fid, "bucket": slug, "known": label(known), "known_skipped": says, "repro_says": says,
             "confirmed": None, "settled": True}
     write_json(store.path(fid, "status.json"), info)
     return info

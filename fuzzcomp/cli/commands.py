@@ -39,7 +39,7 @@ from fuzzcomp.run.execute import call_entry
 from fuzzcomp.workers.worker import Worker, WorkerSettings
 from fuzzcomp.cli.corpus_commands import _refresh_campaign, cmd_promote, cmd_recheck, cmd_report  # noqa: F401
 from fuzzcomp.cli.known_commands import cmd_known, cmd_link  # noqa: F401
-from fuzzcomp.cli.run_settings import _check_writable, _ci_outputs, _user_errors, run_config  # noqa: F401
+from fuzzcomp.cli.run_settings import _check_writable, _ci_outputs, _user_errors, drop_unused_folder, run_config  # noqa: F401
 
 
 
@@ -91,15 +91,6 @@ def _hang_guard(cfg, resume: bool):
     return check
 
 
-def _drop_unused_folder(out, claimed: bool) -> None:
-    """A refused run leaves no empty reports/run-* folder behind (only the one it created)."""
-    if claimed:
-        try:
-            os.rmdir(out)  # fails, harmlessly, on a folder that holds anything
-        except OSError:
-            pass
-
-
 def cmd_run(args) -> int:
     _check_writable("--junit-xml", args.junit_xml)
     _check_writable("--sarif", args.sarif)
@@ -118,7 +109,7 @@ def cmd_run(args) -> int:
                     guard(event, **kw)
                 summary = run_campaign(cfg, events, resume=resume)
         except BaseException:  # refused or failed before the campaign wrote anything
-            _drop_unused_folder(cfg.out, claimed=args.out is None and not resume)
+            drop_unused_folder(cfg.out, claimed=args.out is None and not resume)
             raise
     except _user_errors() as e:
         raise UsageError(str(e)) from None

@@ -98,12 +98,17 @@ def run_config(args):
     try:
         return validate(cfg), args.resume is not None
     except ConfigError:
-        if not (resume_dir or pick(args.out, "out")):  # the folder this call claimed, still empty
-            try:
-                os.rmdir(out)
-            except OSError:
-                pass
+        drop_unused_folder(out, claimed=not (resume_dir or pick(args.out, "out")))
         raise
+
+
+def drop_unused_folder(out, claimed: bool) -> None:
+    """A refused run leaves no empty reports/run-* folder behind (only the one it created)."""
+    if claimed:
+        try:
+            os.rmdir(out)  # fails, harmlessly, on a folder that holds anything
+        except OSError:
+            pass
 
 
 def _names(text: str | None) -> list[str] | None:

@@ -264,8 +264,8 @@ def render_text(s: dict) -> str:
              f"{len(s.get('unconfirmed_buckets', []))} flagged without one)"]
     for kernel, n in (s.get("eager_kernel_bugs") or {}).items():
         lines.append(f"  screened (eager's own kernel, not the compiler): {kernel}  x{n} cases")
-    if novelty_line(s):
-        lines.append("  " + novelty_line(s))
+    if steering := novelty_line(s):
+        lines.append("  " + steering)
     lines.append("  " + headline.counts_line(s))
     lines += headline.text_lines(s, STATUS_TEXT)
     waiting = [b["findings"][0] for b in s["buckets"].values() if b.get("repro") is None]

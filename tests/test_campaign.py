@@ -6,6 +6,7 @@ interleaving run is marked slow.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -388,6 +389,38 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
         assert info["known"]["id"] == "erf-numeric" and checks == [] and "label checked" in info["repro_says"]
     else:
         assert info["known"] is False and checks == [1] and info["confirmed"] is True
+
+
+@pytest.mark.parametrize("campaign_left_s", [None, 30.0, 1000.0])
+def test_every_reduction_probe_ends_by_the_minimisation_budget(tmp_path, monkeypatch, campaign_left_s):
+    """The budget was checked only between probes: a slow compile started near its end ran a 120 s
+    minimisation to 216 s (past the campaign's end, its bug unchecked). Each probe's deadline is
+    now the budget's end, or the campaign's where that comes first."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.campaign import pipeline
+    from fuzzcomp.reduce.minimise import ReduceStats
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(generate(0), [Verdict("numeric", "unknown", "same", "output 0 differs")], 0)
+    fid = c.queue[0][-1]
+    deadlines = []
+
+    def fake_minimise(case_, pred, budget_s, **kw):
+        pred(case_)  # one probe
+        return case_, ReduceStats(probes=1)
+    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
+    monkeypatch.setattr(pipeline, "probe_keys", lambda w, case, t, lim=(None, None), deadline=None:
+                        deadlines.append(deadline) or (True, set(), []))
+    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
+    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: {"confirmed": True})
+    end = None if campaign_left_s is None else time.monotonic() + campaign_left_s
+    t0 = time.monotonic()
+    pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=60, timeout_s=150, deadline=end)
+    probe = deadlines[0]
+    assert probe is not None and probe <= t0 + 60 + 1
+    if end is not None:
+        assert probe <= end
+    assert probe >= min(t0 + 60, end or math.inf) - 1
 
 
 def test_a_late_minimisation_keeps_time_for_its_fresh_process_check(tmp_path, monkeypatch):

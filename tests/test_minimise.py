@@ -176,3 +176,24 @@ def test_a_symbol_only_module_state_names_is_kept():
         names = set(reduced.program.symbols)
         for _path, shape, *_ in state_specs(reduced):
             assert all(d in names for d in shape if isinstance(d, str)), (shape, names)
+
+
+def test_dropping_an_input_drops_its_dynamic_marks_and_the_repro_never_marks_an_undefined_name():
+    """A minimised H200 finding's short repro called maybe_mark_dynamic(x0, 2) after the
+    minimiser had dropped x0 (a NameError, not the bug)."""
+    from fuzzcomp.generators.ir import Case, CompileSpec
+    from fuzzcomp.reduce.passes import drop_inputs
+    t = TensorType(("s0", "s0"), "float32")
+    p = Program((Input("x0", t), Input("x1", t)),
+                (Assign("w", "torch.add", "torch.add({0}, {1})", (Ref("x1"), Ref("x1")), t),), ("w",), ("s0",))
+    call = Call((4,), 1, requires_grad=("x0", "x1"), marks=(("x0", 1, "maybe"), ("x1", 0, "mark")))
+    case = Case(p, (call,), CompileSpec(backend="inductor"), 0, "t")
+    key = BucketKey("numeric", "inductor", "values")
+    assert "maybe_mark_dynamic(x0, 1)" in render_repro(case, key, "d", form="short-full")
+    pruned = render_repro(case, key, "d")  # the short form drops the parameter fn never reads
+    assert "def fn(x1)" in pruned and "x0" not in pruned.split("# fuzzcomp-case")[0]
+    (small,) = list(drop_inputs(case))
+    assert [i.name for i in small.program.inputs] == ["x1"]
+    assert small.calls[0].marks == (("x1", 0, "mark"),) and small.calls[0].requires_grad == ("x1",)
+    text = render_repro(small, key, "d", form="short-full").split("# fuzzcomp-case")[0]
+    assert "mark_dynamic(x1, 0)" in text and "x0" not in text

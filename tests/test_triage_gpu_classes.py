@@ -7,6 +7,9 @@
 - A lost -0.0 is one bucket whatever op made the zero; other special-value mismatches keep
   their culprit op.
 - Special values are never subnormal (GPU kernels flush them by design).
+- A generated program has a source file as far as ``inspect`` can tell: torch before 2.13 wraps a
+  function without one in ``wrap_inline`` (every program of a worker then shares one code object,
+  and a crash showed in the worker that the same program in a file never shows).
 """
 from __future__ import annotations
 
@@ -119,3 +122,22 @@ def test_sums_over_special_values_are_not_judged_by_the_fp64_rule():
                 "output[0]")
     assert judge_special(_special_obs(reduce_n=31), [v]) == []
     assert judge_special(_special_obs(reduce_n=1), [v]) == [v]   # no sum: still a finding
+
+
+def test_a_generated_program_has_a_source_file_so_torch_compiles_it_as_the_root_frame():
+    import inspect
+    import linecache
+
+    from fuzzcomp.generators import GenConfig, generate
+    from fuzzcomp.run import case_tables
+
+    fns = [case_tables.load_program(generate(seed, GenConfig())) for seed in range(3)]
+    for fn in fns:  # torch 2.11/2.12 wrap the function in wrap_inline where this is None
+        assert inspect.getsourcefile(fn) == fn.__code__.co_filename
+        assert inspect.getsource(fn).startswith("def fn(")
+    linecache.cache.pop(fns[0].__code__.co_filename)  # the registration is what makes it so
+    assert inspect.getsourcefile(fns[0]) is None
+    for seed in range(100, 100 + 2 * case_tables._SOURCES_KEPT):  # a long-lived worker keeps a few
+        case_tables.load_program(generate(seed, GenConfig()))
+    ours = [k for k in linecache.cache if str(k).startswith("<fuzzcomp seed ")]
+    assert len(ours) <= case_tables._SOURCES_KEPT

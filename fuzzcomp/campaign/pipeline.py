@@ -143,7 +143,10 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         t0 = time.monotonic()
         if deadline is not None:
             budget_s = max(1.0, min(budget_s, deadline - time.monotonic()))
-        small, stats = minimise(case, probe_predicate(worker, key, timeout_s, phase_limits, deadline),
+        # each probe is cut to the budget's end too: checked only between probes, one slow compile
+        # started late ran a 120 s budget to 216 s, past the campaign's end, and its bug went unchecked
+        probes_by = t0 + budget_s if deadline is None else min(deadline, t0 + budget_s)
+        small, stats = minimise(case, probe_predicate(worker, key, timeout_s, phase_limits, probes_by),
                                 budget_s, should_stop=late)
         verdicts = [] if late() else probe_keys(worker, small, timeout_s, phase_limits, deadline)[2]
         same = [v for v in verdicts if bucket_of(v) == key]

@@ -32,7 +32,7 @@ from fuzzcomp.findings.triage import BucketKey, op_set
 
 REGISTRY_NAME = "known_bugs.json"
 STATES = ("open", "closed")
-_RULE_KEYS = {"symptoms", "signature", "ops_all", "ops_any", "device", "stages"}
+_RULE_KEYS = {"symptoms", "signature", "ops_all", "ops_any", "device", "stages", "label_check"}
 _ENTRY_KEYS = {"id", "title", "root_cause", "issue", "state", "fix_pr", "fixed_in", "affected", "repro",
                "buckets", "match", "searched", "searched_on", "notes", "related", "trigger"}
 _TRIGGER_KEYS = {"ops", "caps", "kinds"}  # generator op globs, reach capabilities, structure kinds
@@ -50,6 +50,9 @@ class Rule:
     ops_any: tuple[str, ...] = ()          # globs: one of them must match some op
     device: str | None = None
     stages: tuple[str, ...] = ()
+    #: a raised message too common to settle the identity alone (``IndexError: list index out of
+    #: range``): the finding gets a label check on its minimised program, as a silent one does
+    label_check: bool = False
 
     def holds(self, ident: "Identity") -> bool:
         if self.symptoms and ident.symptom not in self.symptoms:
@@ -159,7 +162,10 @@ def _rule(data, where: str) -> Rule | None:
     rule = Rule(symptoms=_strs(data.get("symptoms"), where + ".symptoms"), signature=sig,
                 ops_all=_strs(data.get("ops_all"), where + ".ops_all"),
                 ops_any=_strs(data.get("ops_any"), where + ".ops_any"),
-                device=data.get("device"), stages=_strs(data.get("stages"), where + ".stages"))
+                device=data.get("device"), stages=_strs(data.get("stages"), where + ".stages"),
+                label_check=data.get("label_check", False))
+    if not isinstance(rule.label_check, bool):
+        raise RegistryError(f"{where}: match.label_check is true or false, not {rule.label_check!r}")
     if not (rule.signature or rule.ops_all or rule.ops_any):
         raise RegistryError(f"{where}: a rule needs a signature or ops, or it matches every finding "
                             "of its symptom")
@@ -240,7 +246,7 @@ def settled(match: Match) -> bool:
     from fuzzcomp.base.symptoms import VALUE
     rule = match.rule or match.bug.rule
     return match.how == "bucket" or rule is None or not (
-        set(rule.symptoms or VALUE) & set(VALUE)) and rule.signature is not None
+        set(rule.symptoms or VALUE) & set(VALUE)) and rule.signature is not None and not rule.label_check
 
 
 def label(match: Match | None):
@@ -277,9 +283,16 @@ def _at_least(version: str, floor: str) -> bool:
     return have + (0,) * (width - len(have)) >= want + (0,) * (width - len(want))
 
 
+#: what a rule can name beside ops: ``input:alias`` (an input is a view of another input)
+def input_markers(program) -> set[str]:
+    return {"input:alias"} if any(i.kind == "alias" for i in program.inputs) else set()
+
+
 def identity(key: BucketKey, program, device: str) -> Identity:
-    """A finding's identity for matching: its bucket and the op set of its program."""
-    return Identity(key.slug(), key.symptom, key.stage, key.signature, frozenset(op_set(program)), device)
+    """A finding's identity for matching: its bucket, the op set of its program and its input
+    markers (``input_markers``)."""
+    return Identity(key.slug(), key.symptom, key.stage, key.signature,
+                    frozenset(op_set(program) | input_markers(program)), device)
 
 
 def claim(key: BucketKey, case, torch_version: str | None = None) -> Match | None:

@@ -16,6 +16,21 @@ from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, DataCond, If, 
                                     cond_refs, refs_of, walk, walk_program)
 
 
+def with_program(case: Case, **changes) -> Case:
+    """``case`` with its program's fields replaced. Where the inputs change, each call's dynamic
+    marks and requires_grad names keep only inputs that still exist (a mark on a dropped input
+    made the short repro call ``mark_dynamic`` on an undefined name)."""
+    prog = dataclasses.replace(case.program, **changes)
+    if "inputs" not in changes:
+        return dataclasses.replace(case, program=prog)
+    names = {i.name for i in prog.inputs}
+    calls = tuple(dataclasses.replace(
+        c, marks=tuple(m for m in c.marks if m[0] in names),
+        requires_grad=None if c.requires_grad is None else tuple(n for n in c.requires_grad if n in names))
+        for c in case.calls)
+    return dataclasses.replace(case, program=prog, calls=calls)
+
+
 def _rename_arg(a, old: str, new: str):
     if isinstance(a, Ref) and a.name == old:
         return Ref(new)

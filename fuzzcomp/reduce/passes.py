@@ -20,13 +20,9 @@ from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, If, Lit, Loop,
                                     TensorType, While, refs_of, walk, walk_program)
 
 from fuzzcomp.reduce import passes_structure as ps
-from fuzzcomp.reduce.ir_edits import _has, dce, rename, schedule_fancy, structure_weight  # noqa: F401  (re-exported)
+from fuzzcomp.reduce.ir_edits import _has, dce, rename, with_program, schedule_fancy, structure_weight  # noqa: F401  (re-exported)
 
 Pass = Callable[[Case], Iterator[Case]]
-
-
-def _with_program(case: Case, **changes) -> Case:
-    return dataclasses.replace(case, program=dataclasses.replace(case.program, **changes))
 
 
 # ---- renaming and dead-code elimination -------------------------------------------
@@ -51,7 +47,7 @@ def drop_outputs(case: Case) -> Iterator[Case]:
     outs = case.program.outputs
     if len(outs) > 1:
         for o in outs:
-            yield _with_program(case, body=dce(dataclasses.replace(case.program, outputs=(o,))).body,
+            yield with_program(case, body=dce(dataclasses.replace(case.program, outputs=(o,))).body,
                                 outputs=(o,))
 
 
@@ -68,7 +64,7 @@ def retarget_outputs(case: Case) -> Iterator[Case]:
                     used = set(outs).union(*(refs_of(s) for s in p.body))
                     inputs = tuple(i for i in p.inputs if i.name in used)
                     if inputs:
-                        yield _with_program(case, outputs=outs, inputs=inputs)
+                        yield with_program(case, outputs=outs, inputs=inputs)
 
 
 def drop_calls(case: Case) -> Iterator[Case]:
@@ -88,12 +84,12 @@ def delete_statements(case: Case) -> Iterator[Case]:
         s = p.body[i]
         rest = p.body[i + 1:]
         if isinstance(s, Mutate):
-            yield _with_program(case, body=dce(dataclasses.replace(p, body=p.body[:i] + rest)).body)
+            yield with_program(case, body=dce(dataclasses.replace(p, body=p.body[:i] + rest)).body)
             continue
         if isinstance(s, If):
             for branch in (s.then, s.orelse):  # unwrap: keep one branch inline
                 prog = dataclasses.replace(p, body=p.body[:i] + branch + rest)
-                yield _with_program(case, body=dce(prog).body)
+                yield with_program(case, body=dce(prog).body)
             continue
         if not isinstance(s, (Assign, CallFn, CondOp)):
             continue  # loops, with-blocks: see passes_structure.unwrap_blocks
@@ -105,7 +101,7 @@ def delete_statements(case: Case) -> Iterator[Case]:
             body = p.body[:i] + tuple(rename(x, s.out, new) for x in rest)
             outputs = tuple(new if o == s.out else o for o in p.outputs)
             prog = dce(dataclasses.replace(p, body=body, outputs=outputs))
-            yield _with_program(case, body=prog.body, outputs=prog.outputs)
+            yield with_program(case, body=prog.body, outputs=prog.outputs)
 
 
 def simplify_branches(case: Case) -> Iterator[Case]:
@@ -122,7 +118,7 @@ def simplify_branches(case: Case) -> Iterator[Case]:
                                                   any(inner.out in refs_of(x) for x in branch[j + 1:])):
                     continue
                 new_if = dataclasses.replace(s, **{side: branch[:j] + branch[j + 1:]})
-                yield _with_program(case, body=p.body[:i] + (new_if,) + p.body[i + 1:])
+                yield with_program(case, body=p.body[:i] + (new_if,) + p.body[i + 1:])
 
 
 def drop_inputs(case: Case) -> Iterator[Case]:
@@ -131,7 +127,7 @@ def drop_inputs(case: Case) -> Iterator[Case]:
     used |= {i.alias_of for i in p.inputs if i.kind == "alias"}
     for k, inp in enumerate(p.inputs):
         if inp.name not in used and len(p.inputs) > 1:
-            yield _with_program(case, inputs=p.inputs[:k] + p.inputs[k + 1:])
+            yield with_program(case, inputs=p.inputs[:k] + p.inputs[k + 1:])
 
 
 def merge_inputs(case: Case) -> Iterator[Case]:
@@ -147,7 +143,7 @@ def merge_inputs(case: Case) -> Iterator[Case]:
             outputs = tuple(dict.fromkeys(ia.name if o == ib.name else o for o in p.outputs))
             prog = dce(dataclasses.replace(p, body=body, outputs=outputs,
                                            inputs=p.inputs[:kb] + p.inputs[kb + 1:]))
-            yield _with_program(case, body=prog.body, outputs=prog.outputs, inputs=prog.inputs,
+            yield with_program(case, body=prog.body, outputs=prog.outputs, inputs=prog.inputs,
                                 helpers=prog.helpers)
 
 
@@ -158,7 +154,7 @@ def dealias_inputs(case: Case) -> Iterator[Case]:
     for k, inp in enumerate(p.inputs):
         if inp.kind == "alias":
             new = dataclasses.replace(inp, kind="tensor", alias_of=None)
-            yield _with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
+            yield with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
 
 
 def _state_shapes(p: Program) -> list[tuple]:
@@ -204,7 +200,7 @@ def simplify_inputs(case: Case) -> Iterator[Case]:
     for k, inp in enumerate(p.inputs):
         if inp.layout != "contiguous":
             new = dataclasses.replace(inp, layout="contiguous")
-            yield _with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
+            yield with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
 
 
 def simplify_options(case: Case) -> Iterator[Case]:
@@ -264,7 +260,7 @@ def delete_chunks(case: Case) -> Iterator[Case]:
         for start in reversed(range(0, n, k)):
             prog = _bypass(p, range(start, min(start + k, n)))
             if prog is not None:
-                yield _with_program(case, body=prog.body, outputs=prog.outputs)
+                yield with_program(case, body=prog.body, outputs=prog.outputs)
         k //= 2
 
 
@@ -279,7 +275,7 @@ def replace_by_input(case: Case) -> Iterator[Case]:
             rest = tuple(rename(x, s.out, name) for x in p.body[i + 1:])
             outputs = tuple(dict.fromkeys(name if o == s.out else o for o in p.outputs))
             prog = dce(dataclasses.replace(p, body=p.body[:i] + rest, outputs=outputs))
-            yield _with_program(case, body=prog.body, outputs=prog.outputs)
+            yield with_program(case, body=prog.body, outputs=prog.outputs)
 
 
 def drop_unused_symbols(case: Case) -> Iterator[Case]:
@@ -289,7 +285,7 @@ def drop_unused_symbols(case: Case) -> Iterator[Case]:
     keep = [j for j, s in enumerate(p.symbols) if s in used]
     if len(keep) < len(p.symbols):
         calls = tuple(dataclasses.replace(c, sizes=tuple(c.sizes[j] for j in keep)) for c in case.calls)
-        yield dataclasses.replace(_with_program(case, symbols=tuple(p.symbols[j] for j in keep)),
+        yield dataclasses.replace(with_program(case, symbols=tuple(p.symbols[j] for j in keep)),
                                   calls=calls)
 
 
@@ -307,7 +303,7 @@ def concretise_symbols(case: Case) -> Iterator[Case]:
             tuple(value if d == sym else d for d in i.type.shape), i.type.dtype)) for i in p.inputs)
         calls = tuple(dataclasses.replace(c, sizes=c.sizes[:j] + c.sizes[j + 1:]) for c in case.calls)
         yield dataclasses.replace(
-            _with_program(case, inputs=inputs, symbols=p.symbols[:j] + p.symbols[j + 1:]), calls=calls)
+            with_program(case, inputs=inputs, symbols=p.symbols[:j] + p.symbols[j + 1:]), calls=calls)
 
 
 _MIN_RANK = {"transposed": 2, "channels_last": 4, "sliced": 1, "offset": 1, "expanded": 1}
@@ -326,7 +322,7 @@ def shrink_ranks(case: Case) -> Iterator[Case]:
             if len(new_shape) < _MIN_RANK.get(layout, 0) or layout == "channels_last":
                 layout = "contiguous"
             new = dataclasses.replace(inp, type=TensorType(new_shape, inp.type.dtype), layout=layout)
-            yield _with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
+            yield with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
 
 
 _CAST = re.compile(r"\.to\(torch\.(\w+)\)")
@@ -338,11 +334,11 @@ def simplify_dtypes(case: Case) -> Iterator[Case]:
     for k, inp in enumerate(p.inputs):
         if inp.type.dtype != "float32":
             new = dataclasses.replace(inp, type=TensorType(inp.type.shape, "float32"))
-            yield _with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
+            yield with_program(case, inputs=p.inputs[:k] + (new,) + p.inputs[k + 1:])
     for i, s in enumerate(p.body):
         if isinstance(s, Assign) and _CAST.search(s.template) and "float32" not in s.template:
             new = dataclasses.replace(s, template=_CAST.sub(".to(torch.float32)", s.template))
-            yield _with_program(case, body=p.body[:i] + (new,) + p.body[i + 1:])
+            yield with_program(case, body=p.body[:i] + (new,) + p.body[i + 1:])
 
 
 def _simpler_literals(value) -> list:
@@ -365,7 +361,7 @@ def simplify_constants(case: Case) -> Iterator[Case]:
             if isinstance(arg, Lit):
                 for v in _simpler_literals(arg.value):
                     new = dataclasses.replace(s, args=s.args[:a] + (Lit(v),) + s.args[a + 1:])
-                    yield _with_program(case, body=p.body[:i] + (new,) + p.body[i + 1:])
+                    yield with_program(case, body=p.body[:i] + (new,) + p.body[i + 1:])
 
 
 def constant_score(p: Program) -> int:

@@ -16,11 +16,7 @@ from typing import Iterator
 from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, If, Input, Lit, Loop, Program, Ref,
                                     ScalarCond, Stmt, TensorType, While, With, children, refs_of)
 
-from fuzzcomp.reduce.ir_edits import _calls_to, _modules, dce, rename, schedule_fancy, structure_weight  # noqa: F401  (re-exported)
-
-
-def _with_program(case: Case, **changes) -> Case:
-    return dataclasses.replace(case, program=dataclasses.replace(case.program, **changes))
+from fuzzcomp.reduce.ir_edits import _calls_to, _modules, dce, rename, with_program, schedule_fancy, structure_weight  # noqa: F401  (re-exported)
 
 
 
@@ -69,7 +65,7 @@ def unwrap_blocks(case: Case) -> Iterator[Case]:
         inner = _unwrap(s)
         if inner is not None:
             prog = dce(dataclasses.replace(p, body=p.body[:i] + inner + p.body[i + 1:]))
-            yield _with_program(case, body=prog.body)
+            yield with_program(case, body=prog.body)
 
 
 def _inline_call(p: Program, i: int, fn_body, params, result: str, rename_state=None) -> Program:
@@ -111,17 +107,17 @@ def inline_calls(case: Case) -> Iterator[Case]:
     for i, s in enumerate(p.body):
         if isinstance(s, CallFn) and s.fn in helpers and _calls_to(p, s.fn) == 1:
             f = helpers[s.fn]
-            yield _with_program(case, **_fields(_prune(_inline_call(p, i, f.body, f.params, f.result))))
+            yield with_program(case, **_fields(_prune(_inline_call(p, i, f.body, f.params, f.result))))
         elif isinstance(s, CallFn) and s.fn in subs and _calls_to(p, s.fn) == 1:
             m = subs[s.fn]
             f = m.forward
             state = [(f"self.{st.name}", f"{s.fn}.{st.name}") for st in m.state]
-            yield _with_program(case, **_fields(_prune(_inline_call(p, i, f.body, f.params, f.result, state))))
+            yield with_program(case, **_fields(_prune(_inline_call(p, i, f.body, f.params, f.result, state))))
         elif isinstance(s, CondOp):
             for branch in (s.true_fn, s.false_fn):
                 call = CallFn(s.out, branch, tuple(Ref(n) for n in s.operands), s.type)
                 prog = _prune(dataclasses.replace(p, body=p.body[:i] + (call,) + p.body[i + 1:]))
-                yield _with_program(case, **_fields(prog))
+                yield with_program(case, **_fields(prog))
 
 
 def _fields(p: Program) -> dict:
@@ -143,7 +139,7 @@ def demodularise(case: Case) -> Iterator[Case]:
             extra.append(Input(name, st.type, requires_grad=grad and st.kind == "param" and st.requires_grad))
         if grad and not any(i.requires_grad for i in extra):
             continue
-        yield _with_program(case, body=body, outputs=outputs, module=None, inputs=p.inputs + tuple(extra))
+        yield with_program(case, body=body, outputs=outputs, module=None, inputs=p.inputs + tuple(extra))
 
 
 def _literal_body(body, name: str, value):
@@ -183,7 +179,7 @@ def drop_scalars(case: Case) -> Iterator[Case]:
     for k, g in enumerate(p.globals):
         rest = p.globals[:k] + p.globals[k + 1:]
         if g.kind == "tensor":  # the global becomes an argument of the same name
-            yield _with_program(case, globals=rest, inputs=p.inputs + (Input(g.name, g.type),))
+            yield with_program(case, globals=rest, inputs=p.inputs + (Input(g.name, g.type),))
             continue
         value = dict(first.globals).get(g.name, 0)
         calls = tuple(dataclasses.replace(c, globals=tuple(x for x in c.globals if x[0] != g.name))
@@ -202,7 +198,7 @@ def simplify_schedule(case: Case) -> Iterator[Case]:
             yield cand
     p = case.program
     if p.out_kind != "tuple":
-        yield _with_program(case, out_kind="tuple")
+        yield with_program(case, out_kind="tuple")
 
 
 TIER_BIG = [unwrap_blocks, inline_calls, demodularise, drop_scalars]

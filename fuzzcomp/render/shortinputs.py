@@ -289,6 +289,8 @@ def _tail(spec, extra: dict, built: Built, names: list, ind: str) -> list:
     else:
         body += [f"{ind}{ln}" for ln in built.lines]
     for name, dim, how in extra.get("marks", ()):
+        if name not in names:  # as the runtime does: a mark on an input the program lost is no call
+            continue
         fn = "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic"
         body.append(f"{ind}torch._dynamo.{fn}({name}, {dim})")
     return body + [f"{ind}return [{', '.join(names)}]"]

@@ -8,6 +8,7 @@ floors of the fp64 rule.
 """
 from __future__ import annotations
 
+import linecache
 import math
 import re
 
@@ -20,13 +21,37 @@ from fuzzcomp.generators.registry import FAMILY_OF
 from fuzzcomp.run.call_extras import call_extra, input_info, library_state_specs
 
 
+#: how many programs' sources stay registered with ``linecache`` in one process
+_SOURCES_KEPT = 64
+
+
 def load_namespace(case: Case) -> dict:
-    """Execute the emitted source; the namespace holds ``fn``, MODEL, globals and helpers."""
+    """Execute the emitted source; the namespace holds ``fn``, MODEL, globals and helpers.
+
+    The source is registered with ``linecache`` under the code's file name, so
+    ``inspect.getsourcefile(fn)`` finds it as it finds a function defined in a file. torch
+    before 2.13 wraps a function without a source file in ``wrap_inline`` before compiling it:
+    every program of a long-lived worker then shares that wrapper's code object (one cache
+    entry list for all of them) and ``fn`` is inlined instead of being the root frame, so a
+    worker saw crashes (an empty AssertionError at a global's store) that the same program in a
+    file never shows (upstream #124269)."""
     source = emit(case.program)
+    filename = f"<fuzzcomp seed {case.seed}>"
+    _register_source(filename, source)
     # DEVICE: the case's device, named by factories that have no tensor to take it from
     namespace = {"torch": torch, "DEVICE": case.compile.device}
-    exec(compile(source, f"<fuzzcomp seed {case.seed}>", "exec"), namespace)
+    exec(compile(source, filename, "exec"), namespace)
     return namespace
+
+
+def _register_source(filename: str, source: str) -> None:
+    """``source`` in ``linecache`` under ``filename`` (no mtime: never checked against a file),
+    keeping the last ``_SOURCES_KEPT`` programs' sources only."""
+    ours = [k for k in linecache.cache if isinstance(k, str) and k.startswith("<fuzzcomp seed ")]
+    for k in ours[:max(0, len(ours) - _SOURCES_KEPT + 1)]:
+        if k != filename:
+            linecache.cache.pop(k, None)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
 def load_program(case: Case):

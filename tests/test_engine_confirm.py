@@ -42,15 +42,47 @@ print('ok')
 def test_a_repro_is_confirmed_only_when_every_fresh_process_fails(tmp_path, text, confirmed, flaky, runs):
     repro = tmp_path / "repro.py"
     repro.write_text(text)
-    info = confirm_repro(repro, 3, timeout_s=60)
+    info = confirm_repro(repro, 3, timeout_s=60, parallel=1)  # FLAKY counts its runs in a file
     assert info["confirmed"] is confirmed and bool(info.get("flaky")) is flaky and info["confirm_runs"] == runs
+
+
+@pytest.mark.parametrize("text, confirmed, runs", [(ALWAYS, True, "3/3"), (NEVER, False, "0/3")])
+def test_the_fresh_processes_of_a_check_run_side_by_side_where_there_are_cores(tmp_path, monkeypatch, text,
+                                                                              confirmed, runs):
+    """A CUDA crash's 3 fresh runs took 41 s each, one after another, and a bucket found 89 s
+    before the end went unchecked; with the cores for it they run at once, with the same verdict,
+    and only the first keeps its log."""
+    import threading
+    import time as time_mod
+    live, most, logs = [0], [0], []
+    lock = threading.Lock()
+    real = pipeline_mod.run_repro
+
+    def counting(path, timeout_s=600.0, should_stop=None, log=True):
+        with lock:
+            live[0] += 1
+            most[0] = max(most[0], live[0])
+        time_mod.sleep(0.3)
+        logs.append(log)
+        try:
+            return real(path, timeout_s, should_stop, log)
+        finally:
+            with lock:
+                live[0] -= 1
+    monkeypatch.setattr(pipeline_mod, "run_repro", counting)
+    repro = tmp_path / "repro.py"
+    repro.write_text(text)
+    info = confirm_repro(repro, 3, timeout_s=60, parallel=3)
+    assert info["confirmed"] is confirmed and info["confirm_runs"] == runs and most[0] == 3
+    assert sorted(logs) == [False, False, True] and (tmp_path / "repro.log").exists()
+    assert pipeline_mod.confirm_width(3, cpus=2) == 1 and pipeline_mod.confirm_width(3, cpus=16) == 3
 
 
 def test_a_check_cut_by_the_campaign_end_is_unknown_not_failed(tmp_path):
     repro = tmp_path / "repro.py"
     repro.write_text(ALWAYS)
     calls = iter([False, False, True, True, True, True])
-    info = confirm_repro(repro, 3, timeout_s=60, should_stop=lambda: next(calls, True))
+    info = confirm_repro(repro, 3, timeout_s=60, should_stop=lambda: next(calls, True), parallel=1)
     assert info["confirmed"] is None
 
 
@@ -194,7 +226,7 @@ def test_a_short_repro_that_never_shows_the_bug_gives_way_only_to_one_that_does(
                         lambda case, key, detail, form="short": f"# {form} form\n" + (
                             "INPUTS = []\n" if form == "long" else "def inputs():\n    pass\n"))
 
-    def run(path, timeout_s=600.0, should_stop=None):
+    def run(path, timeout_s=600.0, should_stop=None, log=True):
         form = Path(path).read_text().split()[1]
         return (1, f"BUG: {form} says so") if form == shows else (0, "OK: compiled matches eager")
     monkeypatch.setattr(pipeline_mod, "run_repro", run)

@@ -141,3 +141,25 @@ def test_a_generated_program_has_a_source_file_so_torch_compiles_it_as_the_root_
         case_tables.load_program(generate(seed, GenConfig()))
     ours = [k for k in linecache.cache if str(k).startswith("<fuzzcomp seed ")]
     assert len(ours) <= case_tables._SOURCES_KEPT
+
+
+def test_a_float64_value_where_only_the_device_eager_is_off_is_not_the_compilers():
+    """H200 seed 1309: hardswish of a 0-dim float64 CUDA tensor, eager 1.5293055812095666,
+    compiled 1.5293055356327099, which is the exact value (and the CPU's eager). float64's "fp64
+    run" is eager itself, so only the CPU's eager can tell which of the two is off."""
+    from oracles.judge import _judge_values
+    exact = torch.tensor(1.5293055356327099, dtype=torch.float64)
+    off = torch.tensor(1.5293055812095666, dtype=torch.float64)
+    assert _judge_values("inductor", 0, _rec([exact], [off], [exact], [off])) == []
+    # compiled off where both eagers agree: still the compiler's
+    (v,) = _judge_values("inductor", 0, _rec([exact], [exact], [off], [exact]))
+    assert v.symptom == "numeric" and v.oracle == "fp64-rule"
+    # no CPU run (a CPU campaign), or compiled off from both: flagged as before
+    rec = _rec([exact], [off], [exact], [off])
+    rec.cpu_eager = None
+    assert len(_judge_values("inductor", 0, rec)) == 1
+    third = torch.tensor(1.5293056, dtype=torch.float64)
+    assert len(_judge_values("inductor", 0, _rec([exact], [off], [third], [off]))) == 1
+    # float32 has its fp64 reference: the CPU witness plays no part there
+    e32, c32 = torch.tensor(1.0), torch.tensor(1.001)
+    assert len(_judge_values("inductor", 0, _rec([c32], [e32], [c32], [e32.double()]))) == 1

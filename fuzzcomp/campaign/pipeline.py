@@ -19,6 +19,8 @@ from __future__ import annotations
 import shlex
 
 import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 import time
 from pathlib import Path
 import json
@@ -97,10 +99,20 @@ def reproduced(code: int | None, last: str) -> bool:
     return code == 1 and str(last).startswith("BUG:")
 
 
-def run_repro(path, timeout_s: float = 600.0, should_stop=None) -> tuple[int | None, str]:
-    """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line)."""
-    run = run_repro_file(path, timeout_s, should_stop=should_stop, log_to=Path(path).with_suffix(".log"))
+def run_repro(path, timeout_s: float = 600.0, should_stop=None, log: bool = True) -> tuple[int | None, str]:
+    """Run a repro file in a fresh interpreter: (exit code or None on timeout, its BUG or last line).
+    ``log``: keep its output beside it (``repro.log``)."""
+    run = run_repro_file(path, timeout_s, should_stop=should_stop,
+                         log_to=Path(path).with_suffix(".log") if log else None)
     return run.code, (run.why if run.code is None else last_line(run))
+
+
+def confirm_width(runs: int, cpus: int | None = None) -> int:
+    """How many of a check's fresh processes run at once: one per 4 cores (a compile takes a
+    core or more), never more than the runs. One on a 2-core machine; on 16 cores the 3 runs of
+    a CUDA crash that took 41 s each end together instead of after 123 s."""
+    cpus = os.cpu_count() if cpus is None else cpus
+    return max(1, min(runs, (cpus or 1) // 4))
 
 
 #: reduction seconds for a finding a registry rule claims on a silent symptom: the minimised
@@ -232,18 +244,39 @@ def fall_back(repro: Path, short: str, short_info: dict, case: Case, key: Bucket
     return {f"{k}_said": v for k, v in said.items() if k != "short"}
 
 
-def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False) -> dict:
-    """Run the repro in ``runs`` fresh processes. Confirmed only when every run exits 1 with its
-    BUG line; some but not all: ``flaky``; none: not reproduced. Cut short by ``should_stop``
-    before all runs are made: unknown (``confirmed`` None)."""
+def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False,
+                  parallel: int | None = None) -> dict:
+    """Run the repro in ``runs`` fresh processes, ``parallel`` at a time (default
+    ``confirm_width``). Confirmed only when every run exits 1 with its BUG line; some but not
+    all: ``flaky``; none: not reproduced. Cut short by ``should_stop`` before all runs are made:
+    unknown (``confirmed`` None). The first run keeps its output in ``repro.log``."""
+    n = max(1, runs)
+    aborted = [False]  # an interrupt in this thread stops the runs side by side too (they poll it)
+
+    def stop() -> bool:
+        return aborted[0] or should_stop()
+
+    def one(k: int):
+        if stop():
+            return None
+        code, last = run_repro(repro, timeout_s=timeout_s, should_stop=stop, log=k == 0)
+        return None if code is None and stop() else (code, last)
+
+    width = confirm_width(n) if parallel is None else max(1, min(n, parallel))
     results = []
-    for _ in range(max(1, runs)):
-        if should_stop():
-            break
-        code, last = run_repro(repro, timeout_s=timeout_s, should_stop=should_stop)
-        if code is None and should_stop():
-            break
-        results.append((code, last))
+    if width == 1:
+        for k in range(n):
+            r = one(k)
+            if r is None:
+                break
+            results.append(r)
+    else:
+        with ThreadPoolExecutor(width) as pool:
+            try:
+                results = [r for r in pool.map(one, range(n)) if r is not None]
+            except BaseException:
+                aborted[0] = True
+                raise
     hits = [r for r in results if reproduced(*r)]
     info: dict = {"confirm_runs": f"{len(hits)}/{len(results)}"}
     if results:

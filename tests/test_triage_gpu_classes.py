@@ -147,7 +147,7 @@ def test_a_float64_value_where_only_the_device_eager_is_off_is_not_the_compilers
     """H200 seed 1309: hardswish of a 0-dim float64 CUDA tensor, eager 1.5293055812095666,
     compiled 1.5293055356327099, which is the exact value (and the CPU's eager). float64's "fp64
     run" is eager itself, so only the CPU's eager can tell which of the two is off."""
-    from oracles.judge import _judge_values
+    from fuzzcomp.oracles.judge import _judge_values
     exact = torch.tensor(1.5293055356327099, dtype=torch.float64)
     off = torch.tensor(1.5293055812095666, dtype=torch.float64)
     assert _judge_values("inductor", 0, _rec([exact], [off], [exact], [off])) == []

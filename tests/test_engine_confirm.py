@@ -78,6 +78,26 @@ def test_the_fresh_processes_of_a_check_run_side_by_side_where_there_are_cores(t
     assert pipeline_mod.confirm_width(3, cpus=2) == 1 and pipeline_mod.confirm_width(3, cpus=16) == 3
 
 
+OTHER_ERROR = "import sys\nprint('BUG: call 0: compiled call raised ConstraintViolationError: Constraints violated')\nsys.exit(1)\n"
+SAME_ERROR = "import sys\nprint('BUG: call 2: compiled call raised InductorError: AssertionError: ')\nsys.exit(1)\n"
+
+
+@pytest.mark.parametrize("text, confirmed", [(SAME_ERROR, True), (OTHER_ERROR, False)])
+def test_a_crash_repro_confirms_its_bucket_only_with_the_buckets_exception(tmp_path, text, confirmed):
+    """H200 seed 1309: a crash bucket's short repro raised ConstraintViolationError (a
+    mark_dynamic the minimised program specialises, which the judge ignores by design) on its
+    first call and was counted as reproducing the InductorError bucket."""
+    from fuzzcomp.findings.triage import BucketKey
+    key = BucketKey("compile-crash", "inductor", "InductorError: AssertionError:")
+    assert pipeline_mod.crash_type(key) == "InductorError"
+    assert pipeline_mod.crash_type(BucketKey("numeric", "inductor", "culprit op: torch.add")) is None
+    repro = tmp_path / "repro.py"
+    repro.write_text(text)
+    info = confirm_repro(repro, 2, timeout_s=60, parallel=1, expect=pipeline_mod.crash_type(key))
+    assert info["confirmed"] is confirmed and not info.get("flaky")
+    assert ("other_error" in info) is (not confirmed)
+
+
 def test_a_check_cut_by_the_campaign_end_is_unknown_not_failed(tmp_path):
     repro = tmp_path / "repro.py"
     repro.write_text(ALWAYS)

@@ -4,6 +4,8 @@ The source-level tests use tiny pure-Python "repros" (same protocol: print
 ``BUG: ...`` and exit 1 while the bug shows) so each probe costs milliseconds.
 """
 import ast
+import json
+from pathlib import Path
 import os
 import dataclasses
 import subprocess
@@ -469,3 +471,23 @@ def test_the_callers_input_write_lands_where_the_campaign_makes_it(tmp_path):
     unread = dataclasses.replace(prog, body=(Assign("v0", "torch.exp", "torch.exp({0}.float())", (Ref("x1"),), F32),))
     text = render_repro(dataclasses.replace(case, program=unread).with_compile(backend="eager"), key, "d")
     assert is_short(text) and "mul_(2)" not in text and "x2" not in text.split("# fuzzcomp-case")[0], text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["short", "long"])
+def test_a_mark_dynamic_the_program_specialises_is_no_bug_in_a_repro(tmp_path, form):
+    """H200 seed 1309: the repro of an InductorError bucket stopped at its first call, where
+    Dynamo refused a ``mark_dynamic`` the program specialises (ConstraintViolationError, which the
+    campaign's judge ignores by design), and printed that as the bug. On the CPU the same case
+    has no crash: the repro skips the refusal as the judge does and says OK; without the skip
+    it said BUG."""
+    from fuzzcomp.base.repro_runner import last_line, run_repro_file
+    data = json.loads((Path(__file__).parent / "data" / "mark_dynamic_refused_case.json").read_text())
+    case = case_from_json(data["case"])
+    text = render_repro(case, BucketKey("compile-crash", "inductor", "InductorError: AssertionError:"),
+                        "compiled raised InductorError: AssertionError:", form=form)
+    assert is_short(text) is (form == "short") and "ConstraintViolationError" in text
+    repro = tmp_path / "repro.py"
+    repro.write_text(text)
+    run = run_repro_file(repro, 300)
+    assert run.code == 0 and last_line(run).startswith("OK"), last_line(run)

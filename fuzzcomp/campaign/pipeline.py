@@ -16,6 +16,7 @@ all: then it is confirmed like any new bug; still known, it is not re-checked).
 """
 from __future__ import annotations
 
+import re
 import shlex
 
 import itertools
@@ -94,9 +95,22 @@ def probe_predicate(worker: Worker, key: BucketKey, timeout_s: float, phase_limi
     return is_interesting
 
 
-def reproduced(code: int | None, last: str) -> bool:
-    """The repro ran and printed its BUG line: exit 1 alone is not enough (a broken file exits 1)."""
-    return code == 1 and str(last).startswith("BUG:")
+def reproduced(code: int | None, last: str, expect: str | None = None) -> bool:
+    """The repro ran and printed its BUG line: exit 1 alone is not enough (a broken file exits 1).
+    ``expect``: the exception type a crash's BUG line must name (``crash_type``): a repro that
+    raises another error shows another bug, not this bucket's."""
+    return code == 1 and str(last).startswith("BUG:") and (
+        expect is None or re.search(rf"\b{re.escape(expect)}\b", str(last)) is not None)
+
+
+def crash_type(key: BucketKey) -> str | None:
+    """The outer exception type of a crash bucket (its signature's head), None for other symptoms.
+    A minimised program can raise something else first, e.g. Dynamo refusing a ``mark_dynamic``
+    the program specialises (the campaign's judge ignores that refusal by design)."""
+    if key.symptom not in ("compile-crash", "runtime-crash"):
+        return None
+    head = key.signature.split(":", 1)[0].strip()
+    return head if head.isidentifier() else None
 
 
 def run_repro(path, timeout_s: float = 600.0, should_stop=None, log: bool = True) -> tuple[int | None, str]:
@@ -204,7 +218,7 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         # a hang's short form waits HANG_S for its child's calls (and its start-up) before it says so
         confirm_s = max(timeout_s, 60) + (HANG_S + 60 if key.symptom == "hang" else 0)
         t_check = time.monotonic()
-        info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop))
+        info.update(confirm_repro(repro, confirm_runs, confirm_s, should_stop, expect=crash_type(key)))
         info["confirm_s"] = round(time.monotonic() - t_check, 1)
         if info["repro_form"] == "short" and info["confirmed"] is False and not info.get("flaky"):
             info.update(fall_back(repro, repro_text, dict(info), case, key, detail, confirm_runs,
@@ -235,7 +249,7 @@ def fall_back(repro: Path, short: str, short_info: dict, case: Case, key: Bucket
         if form == "short-full" and (text == short or not is_short(text)):
             continue
         write_atomic(repro, text)
-        got = confirm_repro(repro, runs, timeout_s, should_stop)
+        got = confirm_repro(repro, runs, timeout_s, should_stop, expect=crash_type(key))
         if got["confirmed"] is not False or got.get("flaky"):  # it shows (or the check was cut short)
             return {**got, "repro_form": "short" if is_short(text) else "long", "unpruned": form == "short-full",
                     **{f"{k}_said": v for k, v in said.items()}}
@@ -245,7 +259,7 @@ def fall_back(repro: Path, short: str, short_info: dict, case: Case, key: Bucket
 
 
 def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False,
-                  parallel: int | None = None) -> dict:
+                  parallel: int | None = None, expect: str | None = None) -> dict:
     """Run the repro in ``runs`` fresh processes, ``parallel`` at a time (default
     ``confirm_width``). Confirmed only when every run exits 1 with its BUG line; some but not
     all: ``flaky``; none: not reproduced. Cut short by ``should_stop`` before all runs are made:
@@ -277,8 +291,10 @@ def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False,
             except BaseException:
                 aborted[0] = True
                 raise
-    hits = [r for r in results if reproduced(*r)]
+    hits = [r for r in results if reproduced(*r, expect=expect)]
     info: dict = {"confirm_runs": f"{len(hits)}/{len(results)}"}
+    if expect and not hits and any(reproduced(*r) for r in results):
+        info["other_error"] = f"the repro raised another error than the bucket's {expect}"
     if results:
         code, last = hits[0] if hits else results[0]
         info["repro_exit"], info["repro_says"] = code, last

@@ -699,6 +699,8 @@ def check():
         ref, comp = run(fn, entry, upcast=True), run(compiled, entry)
         events += _graphs() > before
         before = _graphs()
+        if comp.error and comp.error[0] == "ConstraintViolationError":
+            continue  # mark_dynamic refused: the program specialised the dim, by design (as the judge)
         if comp.error and not eager.error:
             return f"call {k}: compiled raised {comp.error[0]}: {comp.error[1]} ({comp.error[2]})"
         if eager.error and not comp.error:

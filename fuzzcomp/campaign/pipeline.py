@@ -155,6 +155,7 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     info: dict = {"id": fid, "bucket": key.slug()}
     known = claim(key, case)
     info["known"] = label(known)
+    label_check = False
     if known is not None:
         if costs_nothing(store, fid, known):
             # its identity is certain (the registry holds it, with its issue or searches), or a
@@ -162,7 +163,7 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
             minimize = verify = False
             info["known_skipped"] = info["repro_says"] = _skipped(known)
         else:  # a label check: enough reduction for the minimised ops to re-ask the registry
-            budget_s = min(budget_s, KNOWN_CHECK_S)
+            budget_s, label_check = min(budget_s, KNOWN_CHECK_S), True
     if key.symptom == "hang":  # seconds per probe, not the campaign's whole compile limit
         phase_limits = probe_limits(phase_limits)
     if minimize and worker is not None:
@@ -174,7 +175,13 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         probes_by = t0 + budget_s if deadline is None else min(deadline, t0 + budget_s)
         small, stats = minimise(case, probe_predicate(worker, key, timeout_s, phase_limits, probes_by),
                                 budget_s, should_stop=late)
-        verdicts = [] if late() else probe_keys(worker, small, timeout_s, phase_limits, deadline)[2]
+        # the minimised program's ops decide, as they decide its bucket
+        info["known"] = label(claim(key, small))
+        # the minimised program's own verdict words its report; a label check that stays known
+        # writes no report of its own (its entry is the report): one compile less per known bug
+        still_known = label_check and bool(info["known"])
+        verdicts = [] if late() or still_known else probe_keys(worker, small, timeout_s, phase_limits,
+                                                                 deadline)[2]
         same = [v for v in verdicts if bucket_of(v) == key]
         if same:
             detail = same[0].detail
@@ -182,7 +189,6 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                                                       "stats": stats.to_json()})
         info.update(minimize_s=round(time.monotonic() - t0, 1), probes=stats.probes)
         case = small
-        info["known"] = label(claim(key, case))  # the minimised program's ops decide, as they decide its bucket
         target = same[0] if same else data["verdict_objs"][0]
         if key.symptom == "hang" and not late():  # the ladder's rungs as separate probes
             ladder = hang_stage(lambda c, t, lim, d: probe_keys(worker, c, t, lim, d), case, timeout_s,

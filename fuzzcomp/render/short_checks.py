@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from fuzzcomp.oracles.fp64rule import HALF_ROUNDINGS
 from fuzzcomp.render.shortinputs import _EPS
 
 
@@ -20,7 +21,7 @@ def tol_of(spec) -> float | None:
     tries allclose at that tol first, which would pass any error below 30% for bfloat16."""
     dtypes = {s[2] for s in spec.inputs} | {d for d in _EPS if f"torch.{d}" in spec.fn_src}
     eps = max([spec.floor_eps, _EPS["float32"] * max(1, spec.reduce_n) ** 0.5] +
-              [_EPS[d] for d in dtypes if d in ("float16", "bfloat16")])
+              [_EPS[d] * HALF_ROUNDINGS / 4 for d in dtypes if d in ("float16", "bfloat16")])
     tol = min(0.5, 40 * eps)
     return tol if tol > 1e-4 else None
 

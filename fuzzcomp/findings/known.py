@@ -283,9 +283,32 @@ def _at_least(version: str, floor: str) -> bool:
     return have + (0,) * (width - len(have)) >= want + (0,) * (width - len(want))
 
 
-#: what a rule can name beside ops: ``input:alias`` (an input is a view of another input)
+#: what a rule can name beside ops: ``input:alias`` (an input is a view of another input) and
+#: ``input:written`` (the function writes in place into an input, directly or through a view of it)
 def input_markers(program) -> set[str]:
-    return {"input:alias"} if any(i.kind == "alias" for i in program.inputs) else set()
+    out = {"input:alias"} if any(i.kind == "alias" for i in program.inputs) else set()
+    if _writes_an_input(program):
+        out.add("input:written")
+    return out
+
+
+def _view_ops() -> frozenset[str]:
+    from fuzzcomp.generators.ops_view import VIEW
+    return frozenset(s.name for s in VIEW if s.family == "view")
+
+
+def _writes_an_input(program) -> bool:
+    """Some in-place statement of the main body writes an input or a view of one (a root cause
+    such as "backward recomputes a read of an input the forward overwrote" needs exactly that)."""
+    from fuzzcomp.generators.ir import Assign, Mutate, Ref, walk
+    views, names = _view_ops(), {i.name for i in program.inputs}
+    for st in walk(program.body):
+        if isinstance(st, Assign) and st.op in views and any(
+                isinstance(a, Ref) and a.name in names for a in st.args[:1]):
+            names.add(st.out)
+        elif isinstance(st, Mutate) and st.target in names:
+            return True
+    return False
 
 
 def identity(key: BucketKey, program, device: str) -> Identity:

@@ -283,10 +283,17 @@ def _at_least(version: str, floor: str) -> bool:
     return have + (0,) * (width - len(have)) >= want + (0,) * (width - len(want))
 
 
-#: what a rule can name beside ops: ``input:alias`` (an input is a view of another input) and
-#: ``input:written`` (the function writes in place into an input, directly or through a view of it)
+#: what a rule can name beside ops: ``input:alias`` (an input is a view of another input),
+#: ``input:expanded`` (a tensor input with stride 0: expanded from size 1), ``input:0d-float64``
+#: (a 0-dim float64 tensor input) and ``input:written`` (the function writes in place into an
+#: input, directly or through a view of it)
 def input_markers(program) -> set[str]:
     out = {"input:alias"} if any(i.kind == "alias" for i in program.inputs) else set()
+    tensors = [i for i in program.inputs if i.kind == "tensor"]
+    if any(i.layout == "expanded" for i in tensors):
+        out.add("input:expanded")
+    if any(i.type.rank == 0 and i.type.dtype == "float64" for i in tensors):
+        out.add("input:0d-float64")
     if _writes_an_input(program):
         out.add("input:written")
     return out

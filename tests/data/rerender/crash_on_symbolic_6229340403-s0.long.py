@@ -582,6 +582,11 @@ def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False, flo
     if not isinstance(compiled, torch.Tensor):
         return "mismatch", f"compiled returned {type(compiled).__name__}, eager a tensor"
     if compiled.shape != eager.shape:
+        # a data-dependent shape (nonzero, masked_select, unique) decided by comparing values that
+        # sit on a tie: the fp64 run or a perturbed eager run moves it too (a bfloat16 sin landing
+        # exactly on the threshold in eager, one float32 rounding off it compiled)
+        if any(isinstance(w, torch.Tensor) and w.shape != eager.shape for w in (ref64, *perturbed)):
+            return "skip", "a data-dependent shape sits on a tie: the fp64 or a perturbed run changes it too"
         return "mismatch", f"shape: eager {tuple(eager.shape)} compiled {tuple(compiled.shape)}"
     if compiled.dtype != eager.dtype:
         return "mismatch", f"dtype: eager {eager.dtype} compiled {compiled.dtype}"

@@ -354,3 +354,26 @@ def test_a_perturbed_expanded_input_moves_each_copy_once_and_keeps_its_special_v
         sp = ~c.isfinite() | (c == 0) | (c.abs() == fi.max) | (c.abs() == fi.tiny)
         assert torch.equal(c[sp].nan_to_num(), d[sp].nan_to_num()) and torch.equal(c[sp].signbit(), d[sp].signbit())
         assert d[~sp].isfinite().all()
+
+
+def test_the_half_witness_never_clears_a_value_compiled_made_non_finite():
+    """oracle_fp_rate seed 394 (H200): an fp16 amax whose compiled gradient is NaN at every element
+    (#186799, the backward's mask compares a float32 recomputation with the saved fp16 max) passes
+    with emulate_precision_casts, and the witness dropped it as Inductor's fp32 intermediates. A
+    finite value made NaN is kept; a rounding-sized difference the strict run clears is dropped."""
+    from types import SimpleNamespace
+    from fuzzcomp.attribute.halfwitness import HALF_EPS, half_witness
+    from fuzzcomp.oracles import Verdict
+    nan = Verdict("gradient", "inductor", "fp64-rule", "grad of input x0: compiled is non-finite at 17 elements "
+                  "where eager and fp64 are finite; first at [0]: eager=0.0 compiled=nan", 0, "grad of input x0", "s")
+    off = Verdict("numeric", "inductor", "fp64-rule", "output[0]: rmse vs fp64: compiled 0.01 > 3 x eager 0", 0,
+                  "output[0]", "s")
+    obs = SimpleNamespace(stats={"floor_eps": HALF_EPS})
+    fake = SimpleNamespace(compile=SimpleNamespace(backend="inductor"))
+    from fuzzcomp.run.execute import ExecOptions
+    opts = ExecOptions()
+
+    def strict_check(case, options):  # the strict run shows neither
+        return None, []
+    kept = half_witness(fake, obs, [nan, off], opts, strict_check)
+    assert kept == [nan] and len(obs.stats["half_witness"]["dropped"]) == 1

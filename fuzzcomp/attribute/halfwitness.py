@@ -18,7 +18,8 @@ a half-precision type (``stats["floor_eps"]`` or ``stats["coarse_eps"]`` at fp16
 coarser), each value finding (numeric, gradient, mutation) is re-checked once with
 ``emulate_precision_casts=True`` (``strict_precision``: half values then judged against eager
 within one rounding step). A value finding that the strict run does not show again is dropped
-and becomes a note; one it shows is kept unchanged. A strict run that cannot run keeps all.
+and becomes a note, unless compiled made a finite value NaN or inf (``made_non_finite``); one
+the strict run shows is kept unchanged. A strict run that cannot run keeps all.
 ``obs.stats["half_witness"]`` records what was decided. Nothing else is touched.
 """
 from __future__ import annotations
@@ -47,6 +48,14 @@ def applies(case, obs, verdicts, options) -> bool:
     return coarsest >= HALF_EPS
 
 
+def made_non_finite(verdict) -> bool:
+    """Compiled turned a value NaN or inf where eager and fp64 are finite: more precise float32
+    intermediates explain a value closer to fp64, never a NaN (an fp16 amax backward whose mask
+    compares a float32 recomputation with the saved fp16 max divides 0 by 0: #186799), so the
+    witness never clears it."""
+    return "compiled is non-finite" in verdict.detail
+
+
 def half_witness(case, obs, verdicts: list, options, check) -> list:
     """``check(case, options) -> (observation, verdicts)`` is the probe the witness runs with."""
     if not applies(case, obs, verdicts, options):
@@ -60,7 +69,8 @@ def half_witness(case, obs, verdicts: list, options, check) -> list:
     shown = {(v.call, v.label, v.symptom) for v in strict}
     kept, dropped = [], []
     for v in verdicts:
-        (dropped if v.symptom in VALUE and (v.call, v.label, v.symptom) not in shown else kept).append(v)
+        clears = v.symptom in VALUE and (v.call, v.label, v.symptom) not in shown and not made_non_finite(v)
+        (dropped if clears else kept).append(v)
     obs.stats["half_witness"] = {"ran": True, "dropped": [f"{v.symptom}: {v.detail}"[:160] for v in dropped]}
     if dropped:
         labels = ", ".join(sorted({f"call {v.call}: {v.label}" for v in dropped}))

@@ -31,3 +31,22 @@ def test_new_bugs_lead_by_severity_then_known_then_notes():
     assert text.index("New bugs") < text.index("Known bugs") < text.index("Notes")
     assert "known: k1 - fixed in torch 2.13: upgrade" in text
     assert "fixed in torch 2.13: upgrade" in markdown(s)
+
+
+def test_known_buckets_of_one_root_cause_are_one_bug_in_the_headline():
+    """A maintainer counts bugs: the H200 campaign of seed 1401 listed index-fill-strided-copy and
+    inplace-into-nograd-input twice each (a message variant, another stage) among 21 known rows."""
+    k1 = {"id": "index-fill-strided-copy", "advice": "fixed in torch 2.13: upgrade"}
+    k2 = {"id": "split-outputs-not-views", "advice": "open upstream: https://x/118739"}
+    s = {"out": "/o", "buckets": {
+        "compile-crash-decomposition-853fd3f7": _b("compile-crash", known=k1, n=2),
+        "compile-crash-decomposition-ca0bb370": _b("compile-crash", known=k1, n=3),
+        "aliasing-inductor-48c25e93": _b("aliasing", known=k2),
+        "numeric-inductor-1": _b("numeric"),
+    }}
+    assert counts_line(s) == "1 new (1 confirmed in every fresh process), 2 known (in 3 buckets), 0 notes"
+    text = "\n".join(text_lines(s, {}))
+    assert "2 bugs in 3 buckets" in text and text.count("known: index-fill-strided-copy") == 1
+    assert "x5 in 2 buckets" in text and "compile-crash-decomposition-ca0bb370" in text
+    md = markdown(s)
+    assert md.count("| index-fill-strided-copy |") == 1 and "2 bugs in 3 buckets" in md

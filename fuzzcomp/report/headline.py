@@ -88,13 +88,25 @@ def groups(s: dict) -> dict[str, list[tuple[str, dict]]]:
     return out
 
 
+def by_entry(items: list[tuple[str, dict]]) -> list[tuple[dict, list[tuple[str, dict]]]]:
+    """Known buckets under their registry entry, in the order the entries first appear: a
+    maintainer counts bugs, and one root cause can show under several buckets (a message variant,
+    another stage, a downstream symptom)."""
+    out: dict[str, tuple[dict, list]] = {}
+    for slug, b in items:
+        out.setdefault(b["known"]["id"], (b["known"], []))[1].append((slug, b))
+    return list(out.values())
+
+
 def counts_line(s: dict) -> str:
     g = groups(s)
     confirmed = sum(b.get("status") == "confirmed" for _, b in g["new"])
     ms = s.get("minimise_s_by_group") or {}
     total = sum(ms.values())
     share = f"; minimisation time on new bugs {ms.get('new', 0) / total:.0%}" if total else ""
-    return (f"{len(g['new'])} new ({confirmed} confirmed in every fresh process), {len(g['known'])} known, "
+    bugs = len(by_entry(g["known"]))
+    known = f"{bugs} known" + (f" (in {len(g['known'])} buckets)" if bugs != len(g["known"]) else "")
+    return (f"{len(g['new'])} new ({confirmed} confirmed in every fresh process), {known}, "
             f"{len(g['notes'])} notes{share}")
 
 
@@ -102,10 +114,28 @@ def _known_text(k: dict) -> str:
     return f"known: {k['id']} - {k.get('advice', '')}"
 
 
+def _known_lines(s: dict, items: list) -> list[str]:
+    lines = []
+    for k, members in by_entry(items):
+        n = sum(len(b["findings"]) for _, b in members)
+        lines.append(f"  - {_known_text(k)}")
+        lines.append(f"      x{n} in {len(members)} bucket{'s' * (len(members) > 1)}  [not re-checked]")
+        for slug, b in members:
+            lines.append(f"      {slug}  {b['symptom']}/{b['stage']}  {b.get('signature', '')}"[:160])
+        repro = next((b["repro"] for _, b in members if b.get("repro")), None)
+        if repro:
+            lines.append(f"      repro: {s['out']}/{repro}")
+    return lines
+
+
 def text_lines(s: dict, status_text: dict) -> list[str]:
     lines = []
     for name, items in groups(s).items():
         if not items:
+            continue
+        if name == "known":
+            lines.append(f"  {TITLES[name]}: {len(by_entry(items))} bugs in {len(items)} buckets")
+            lines += _known_lines(s, items)
             continue
         lines.append(f"  {TITLES[name]}: {len(items)}")
         for slug, b in items:
@@ -133,6 +163,9 @@ def markdown(s: dict) -> str:
         if not items:
             parts.append("\n".join(rows + ["none", ""]))
             continue
+        if name == "known":
+            parts.append(_known_markdown(items))
+            continue
         rows += ["| bucket | symptom | stage | count | repro status | known / next step | repro | report |",
                  "|---|---|---|---|---|---|---|---|"]
         for slug, b in items:
@@ -143,3 +176,15 @@ def markdown(s: dict) -> str:
                         f"{('[report](' + b['report'] + ')') if b.get('report') else '-'} |")
         parts.append("\n".join(rows) + "\n")
     return "\n".join(parts)
+
+
+def _known_markdown(items: list) -> str:
+    entries = by_entry(items)
+    rows = [f"### {TITLES['known']}: {len(entries)} bugs in {len(items)} buckets", "",
+            "| known bug | next step | buckets (symptom/stage) | count | repro |", "|---|---|---|---|---|"]
+    for k, members in entries:
+        buckets = ", ".join(f"`{slug}` ({b['symptom']}/{b['stage']})" for slug, b in members)
+        repro = next((b["repro"] for _, b in members if b.get("repro")), None)
+        rows.append(f"| {k['id']} | {k.get('advice', '').replace('|', '/')} | {buckets} | "
+                    f"{sum(len(b['findings']) for _, b in members)} | {('[repro](' + repro + ')') if repro else '-'} |")
+    return "\n".join(rows) + "\n"

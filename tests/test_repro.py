@@ -491,3 +491,21 @@ def test_a_mark_dynamic_the_program_specialises_is_no_bug_in_a_repro(tmp_path, f
     repro.write_text(text)
     run = run_repro_file(repro, 300)
     assert run.code == 0 and last_line(run).startswith("OK"), last_line(run)
+
+
+@pytest.mark.slow
+def test_the_long_form_shows_a_lost_nan_and_not_a_gradient_at_a_nan_input(tmp_path):
+    """CPU seed 1401's softshrink bucket (eager NaN, compiled 0.0: the exact special-value rule's
+    finding) was 'reproduced' by its long form through the gradient at that NaN input, a number
+    eager's own kernel leaves arbitrary (#195075). The long form now judges the lost NaN and leaves
+    gradients at NaN inputs unjudged; with a correct compile it says OK."""
+    import dataclasses
+    from fuzzcomp.base.repro_runner import last_line, run_repro_file
+    case = case_from_json(json.loads((Path(__file__).parent / "data" / "softshrink_nan_case.json").read_text())["case"])
+    key = BucketKey("numeric", "inductor", "output values | culprit op: torch.nn.functional.softshrink")
+    for backend, code, says in (("inductor", 1, "are NaN are not compiled"), ("aot_eager", 0, "OK")):
+        c = dataclasses.replace(case, compile=dataclasses.replace(case.compile, backend=backend))
+        repro = tmp_path / f"{backend}.py"
+        repro.write_text(render_repro(c, key, "x", form="long"))
+        run = run_repro_file(repro, 300)
+        assert run.code == code and says in last_line(run), last_line(run)

@@ -163,3 +163,24 @@ def test_a_float64_value_where_only_the_device_eager_is_off_is_not_the_compilers
     # float32 has its fp64 reference: the CPU witness plays no part there
     e32, c32 = torch.tensor(1.0), torch.tensor(1.001)
     assert len(_judge_values("inductor", 0, _rec([c32], [e32], [c32], [e32.double()]))) == 1
+
+
+def test_a_gradient_at_a_nan_input_is_not_judged_and_the_rest_of_it_is():
+    """Seed 1401's softshrink bucket printed, as its bug, a gradient at a NaN input element: eager
+    1, compiled 0. Eager's own CPU softshrink backward gives 0 in its vector lanes and 1 in the
+    scalar tail there (#195075), so no run is a witness at a NaN input; the other elements are."""
+    from fuzzcomp.oracles.judge import _judge_values
+    x = torch.tensor([0.3, float("nan"), 2.0, -1.0], dtype=torch.float64)
+    labels = ["output[0]", "input x after call", "grad of input x"]
+    out = torch.tensor([0.0, float("nan"), 1.5, -0.5], dtype=torch.float64)
+    eager_grad = torch.tensor([0.0, 1.0, 1.0, 1.0], dtype=torch.float64)
+
+    def rec(grad):
+        return CallRecord(_outcome([out, x, eager_grad], labels), _outcome([out, x, eager_grad], labels),
+                          _outcome([out, x, eager_grad], labels), _outcome([out, x, grad], labels), [], None)
+    at_nan = eager_grad.clone()
+    at_nan[1] = 0.0
+    assert _judge_values("inductor", 0, rec(at_nan)) == []
+    wrong = eager_grad.clone()
+    wrong[2] = 0.0
+    assert [v.label for v in _judge_values("inductor", 0, rec(wrong))] == ["grad of input x"]

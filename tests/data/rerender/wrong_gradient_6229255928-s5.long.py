@@ -682,6 +682,33 @@ def _limit_hit():
     return any("recompile limit" in k or "cache size limit" in k for k in counters["unimplemented"])
 
 
+def _class_lost(e, r, c):
+    """Where eager and the fp64 run agree that a value is NaN, +inf or -inf, compiled must too
+    (the campaign's exact rule for special values); None when it does."""
+    if not all(isinstance(t, torch.Tensor) and t.dtype.is_floating_point for t in (e, r, c))             or not e.shape == r.shape == c.shape:
+        return None
+    e, r, c = e.detach().cpu().double(), r.detach().cpu().double(), c.detach().cpu().double()
+    for name, cls in (("NaN", torch.isnan), ("+inf", lambda t: t == math.inf), ("-inf", lambda t: t == -math.inf)):
+        lost = cls(e) & cls(r) & ~cls(c)
+        if lost.any():
+            at = tuple(int(i) for i in lost.nonzero()[0])
+            return f"{int(lost.sum())} elements where eager and fp64 are {name} are not compiled; first at {list(at)}: compiled={c[at].item()!r}"
+    return None
+
+
+def _off_nan(outcome, label, values):
+    """A gradient at a NaN input element is no defined number: it is set to 0 in every run."""
+    name = label[len("grad of input "):] if label.startswith("grad of input ") else None
+    if name is None or f"input {name} after call" not in outcome.labels:
+        return values
+    x = outcome.values[outcome.labels.index(f"input {name} after call")]
+    if not (isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.isnan().any()):
+        return values
+    nan = x.detach().cpu().isnan()
+    return [v.detach().cpu().masked_fill(nan, 0.0) if isinstance(v, torch.Tensor) and v.shape == nan.shape
+            and v.dtype.is_floating_point else v for v in values]
+
+
 def check():
     """None when compiled agrees with eager on every call, else a one-line problem."""
     compiled = torch.compile(fn, **COMPILE)
@@ -709,15 +736,17 @@ def check():
         perturbed = None
         for i, label in enumerate(eager.labels):
             r = ref.values[i] if ref.error is None and i < len(ref.values) else None
-            status, why = compare(eager.values[i], again.values[i], r, comp.values[i], floor_eps=FLOOR_EPS,
-                                  reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
+            e, a, r, c = _off_nan(eager, label, [eager.values[i], again.values[i], r, comp.values[i]])
+            status, why = compare(e, a, r, c, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
+            lost = _class_lost(e, r, c) if status == "ok" and isinstance(e, torch.Tensor) and                 isinstance(a, torch.Tensor) and bitwise_same(e.detach().cpu(), a.detach().cpu()) else None
+            if lost:
+                return f"call {k}, {label}: {lost}"
             if status == "mismatch":  # could a tiny input perturbation explain it?
                 if perturbed is None:
                     perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d)
                                  for d in range(PERTURB_DRAWS)]
-                pert = [p.values[i] for p in perturbed if p.error is None and i < len(p.values)]
-                status, why = compare(eager.values[i], again.values[i], r, comp.values[i], pert,
-                                      floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
+                pert = _off_nan(eager, label, [p.values[i] for p in perturbed if p.error is None and i < len(p.values)])
+                status, why = compare(e, a, r, c, pert, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             if status == "mismatch":
                 return f"call {k}, {label}: {why}"
     for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again

@@ -487,6 +487,24 @@ CPU_1401_EXPECTED = {
 }
 
 
+# The 9 buckets of a 30-minute CPU campaign run as a new user (seed 1402, torch 2.13.0, a fresh clone
+# holding the registry of the 1401 campaigns). 4d57a6cf was claimed by the remat rule after its label
+# check (minimised: le(x0, x2); x3.mul_(x2) with x3 a view of an input). New, judged, then
+# registered: 62d49fa2 (cond backward, zeros_like keeps a transposed layout), e242ed51 (expand of a
+# size (2*s - 1)//s reads past its buffer).
+CPU_1402_EXPECTED = {
+    "compile-crash-autograd-62d49fa2": "cond-backward-zeros-like-stride-order",
+    "compile-crash-inductor-1de55c3f": "aliased-inputs-mul-three-args",
+    "gradient-inductor-4d57a6cf": "remat-reads-mutated-input",
+    "mutation-autograd-c9cd7d6e": "deterministic-set-inside",
+    "mutation-autograd-d042478a": "default-dtype-set-inside",
+    "numeric-inductor-bdb6d15c": "expm1-cpu-exp-minus-one",
+    "numeric-inductor-e242ed51": "expand-symbolic-one-reindex",
+    "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+    "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
+}
+
+
 def _pinned(name: str, torch_version: str) -> dict:
     rows = json.loads((REPO / "tests" / "data" / name).read_text())["buckets"]
     reg = default_registry(torch_version)
@@ -496,8 +514,9 @@ def _pinned(name: str, torch_version: str) -> dict:
 
 @pytest.mark.parametrize("name, torch_version, expected", [
     ("h200_campaign_1401_buckets.json", "2.11.0+cu130", H200_1401_EXPECTED),
-    ("cpu_campaign_1401_buckets.json", "2.13.0+cpu", CPU_1401_EXPECTED)])
-def test_every_bucket_of_the_1401_campaigns_gets_the_entry_a_maintainer_gave_it(name, torch_version, expected):
+    ("cpu_campaign_1401_buckets.json", "2.13.0+cpu", CPU_1401_EXPECTED),
+    ("cpu_campaign_1402_buckets.json", "2.13.0+cpu", CPU_1402_EXPECTED)])
+def test_every_bucket_of_the_1401_and_1402_campaigns_gets_the_entry_a_maintainer_gave_it(name, torch_version, expected):
     got = _pinned(name, torch_version)
     assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items()} == expected
 

@@ -9,7 +9,8 @@ text. An entry matches when the finding's bucket is one the bug has shown up
 under, or when the entry's rule holds: the symptom, a regular expression on the
 normalised signature (the bucket's own), the ops the program must contain (shell
 globs on op names, so ``*expm1*`` covers ``torch.expm1``, ``Tensor.expm1_`` and a
-constant subgraph's ``const:torch.expm1``) and the device. A rule names the root
+constant subgraph's ``const:torch.expm1``; ``input_markers`` adds what the inputs are, such as
+``input:written`` for a program that writes in place into an input) and the device. A rule names the root
 cause, so a downstream symptom of it (the ``-0.0`` of ``expm1`` read back by
 ``atan2``) matches too. An entry whose fix is in the running torch, or whose
 affected range leaves it out, never matches: a rediscovery there is a

@@ -32,6 +32,8 @@ does: the computation is ill-conditioned, not miscompiled. Eager disagreeing
 with itself makes the value unjudgeable. ``None`` (an input autograd gave no
 grad) matches only ``None``.
 
+``off_nan_inputs`` leaves a gradient's elements at NaN input elements out of every run's values.
+
 ``strict=True`` (strict half-precision parity, meant for compiles with
 ``emulate_precision_casts=True``): fp16/bf16 values are judged against eager
 itself: every finite element within one rounding step of eager's
@@ -70,6 +72,24 @@ def _rmse(a, b):
 def _first_diff(e, c, diff):
     idx = tuple(int(i) for i in diff.nonzero()[0]) if diff.any() else ()
     return f"first at {list(idx)}: eager={e[idx].item()!r} compiled={c[idx].item()!r}"
+
+
+def off_nan_inputs(eager, label, values):
+    """``values`` of the gradient ``label`` with the elements where its input is NaN set to 0
+    (``eager``: a run's outcome, with ``labels`` and ``values``, holding ``input NAME after call``).
+    The gradient at a NaN input is no defined number (eager's own CPU softshrink backward gives 0 in
+    its vector lanes and 1 in the scalar tail, #195075), so no run is a witness there."""
+    name = label[len("grad of input "):] if label.startswith("grad of input ") else None
+    if name is None or f"input {name} after call" not in eager.labels:
+        return values
+    x = eager.values[eager.labels.index(f"input {name} after call")]
+    if not (isinstance(x, torch.Tensor) and x.dtype.is_floating_point):
+        return values
+    nan = x.detach().cpu().isnan()
+    if not nan.any():
+        return values
+    return [v.detach().cpu().masked_fill(nan, 0.0) if isinstance(v, torch.Tensor) and v.shape == nan.shape
+            and v.dtype.is_floating_point else v for v in values]
 
 
 def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False, floor_eps=0.0, reduce_n=1,

@@ -44,7 +44,7 @@ import re
 
 import torch
 
-from .fp64rule import compare
+from .fp64rule import compare, off_nan_inputs
 from .special import judge_special, none_vs_zeros
 from .observation import Observation
 from .stage import is_compile_time, stage_of_error
@@ -290,7 +290,7 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
         if none_vs_zeros(label, e.values[i], c.values[i]) or \
                 (label.startswith("alias ") and "empty" in (e.values[i], c.values[i])):
             continue
-        vals = _off_nan_inputs(e, label, [e.values[i], rec.eager_again.values[i], r, c.values[i], *pert])
+        vals = off_nan_inputs(e, label, [e.values[i], rec.eager_again.values[i], r, c.values[i], *pert])
         status, reason = compare(*vals[:4], vals[4:], strict=strict, floor_eps=floor_eps, reduce_n=reduce_n,
                                  coarse_eps=coarse_eps)
         if status == "mismatch" and rec.eager_kernel_bugs and not label.startswith("alias "):
@@ -300,29 +300,6 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
         if status == "mismatch":
             oracle = "aliasing" if label.startswith("alias ") else "fp64-rule"
             out.append(Verdict(_symptom(label), "unknown", oracle, f"{label}: {reason}", k, label))
-    return out
-
-
-def _off_nan_inputs(eager, label: str, values: list) -> list:
-    """A gradient's values with the elements where its input is NaN set to 0 in every run: the
-    gradient at a NaN input is no defined number (eager's own CPU softshrink backward gives 0 in its
-    vector lanes and 1 in the scalar tail, #195075), so no run is a witness there."""
-    if not label.startswith("grad of input "):
-        return values
-    try:
-        x = eager.values[eager.labels.index(f"input {label[len('grad of input '):]} after call")]
-    except ValueError:
-        return values
-    if not (isinstance(x, torch.Tensor) and x.dtype.is_floating_point):
-        return values
-    nan = x.detach().cpu().isnan()
-    if not nan.any():
-        return values
-    out = []
-    for v in values:
-        if isinstance(v, torch.Tensor) and v.shape == nan.shape and v.dtype.is_floating_point:
-            v = v.detach().cpu().masked_fill(nan, 0.0)
-        out.append(v)
     return out
 
 

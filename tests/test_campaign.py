@@ -19,7 +19,7 @@ from fuzzcomp.campaign.loop import Campaign
 from fuzzcomp.cli.parser import main
 from fuzzcomp.base.config import ConfigError, RunConfig, validate
 from fuzzcomp.generators import generate
-from fuzzcomp.generators.ir import op_names
+from fuzzcomp.generators.ir import Assign, Mutate, op_names, walk_program
 from fuzzcomp.report.html import render_html
 from fuzzcomp.workers.isolation_verdicts import crash_verdict
 from fuzzcomp.report.summary import render_markdown, render_text, summarise
@@ -393,6 +393,63 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
         assert probes == []
     else:
         assert info["known"] is False and checks == [1] and info["confirmed"] is True and probes == [1]
+
+
+@pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects"])
+def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monkeypatch, outcome):
+    """A rule claims a silent finding on the ops of its whole program. The label check first runs
+    the program without what the rule names (one probe per need): the bug gone, it is the entry's
+    bug and nothing is minimised; the bug still there, the rule does not explain it, and it is
+    minimised with the full budget and confirmed as new; a knock-out eager rejects cannot tell,
+    and the minimising label check decides."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.campaign import pipeline
+    from fuzzcomp.findings.known import forget_cache
+    from fuzzcomp.findings.triage import bucket_of
+    from fuzzcomp.reduce.minimise import ReduceStats
+    corpus = tmp_path / "reg"
+    corpus.mkdir()
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
+        {"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+         "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]}))
+    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
+    forget_cache()
+    case = generate(3)  # torch.cos only inside a branch
+    verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(case, [verdict], 0)
+    fid = c.queue[0][-1]
+    probed, budgets, checks = [], [], []
+
+    def fake_probe(worker, cand, *a, **k):
+        probed.append(cand)
+        if outcome == "eager-rejects":
+            return False, set(), []
+        return (True, {bucket_of(verdict)}, [verdict]) if outcome == "stays" else (True, set(), [])
+
+    def fake_minimise(case_, pred, budget_s, **kw):
+        budgets.append(budget_s)
+        return case_, ReduceStats(probes=1)
+    monkeypatch.setattr(pipeline, "probe_keys", fake_probe)
+    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
+    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
+    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: checks.append(1) or {"confirmed": True})
+    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
+    knocked = probed[0]
+    assert "torch.cos" in {s.op for s in walk_program(case.program) if isinstance(s, (Assign, Mutate))}
+    assert "torch.cos" not in {s.op for s in walk_program(knocked.program) if isinstance(s, (Assign, Mutate))}
+    assert info["label_check"]["how"] == "knock-out" and info["label_check"]["probes"] == 1
+    if outcome == "gone":
+        assert info["known"]["id"] == "cos-numeric" and budgets == [] and checks == [] and len(probed) == 1
+        assert "knock-out" in info["repro_says"] and "minimize_s" in info
+        assert not c.store.path(fid, "minimized.json").exists()
+    elif outcome == "stays":
+        assert info["known"] is False and budgets == [120] and checks == [1] and info["confirmed"] is True
+        assert info["label_check"]["says"] == "new"
+    else:
+        assert info["label_check"]["says"] == "cannot tell" and budgets == [pipeline.KNOWN_CHECK_S]
+        assert info["known"]["id"] == "cos-numeric" and checks == []
 
 
 @pytest.mark.parametrize("campaign_left_s", [None, 30.0, 1000.0])

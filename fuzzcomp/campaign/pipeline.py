@@ -10,9 +10,11 @@ already known (``fuzzcomp.findings.known``): a finding the registry claims
 carries its entry as ``known`` in status.json. A known bug costs nothing after
 its first sight: one claimed by a settled identity (its bucket seen before, or
 a rule on a raised exception's message) is neither minimised nor re-checked;
-one claimed by a rule on a silent symptom is minimised once per campaign, for at most
-``KNOWN_CHECK_S`` (the minimised program's ops re-ask the registry, and may find it new after
-all: then it is confirmed like any new bug; still known, it is not re-checked).
+one claimed by a rule on a silent symptom gets a label check once per campaign: first by
+knock-out (``knockout_check``: the program without each need of the rule, one probe each; the
+bug gone every time, it is the entry's bug; still there, it is new and minimised and confirmed
+like any new bug), and where the knock-out cannot tell, by a minimisation of at most
+``KNOWN_CHECK_S`` whose program's ops re-ask the registry. Still known, it is not re-checked.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from fuzzcomp.oracles import primary
 
 from fuzzcomp.render.bugreport import render_report
 from fuzzcomp.base.messages import CHECK, DONE, EAGER_ONLY, Job, LOCALISE
+from fuzzcomp.reduce.knockout import knockouts, needs_of
 from fuzzcomp.reduce.minimise import minimise
 from fuzzcomp.campaign.hang_probe import hang_stage, probe_limits
 from fuzzcomp.workers.isolation_verdicts import blames_compiler, crash_verdict, needs_eager_rerun
@@ -155,7 +158,7 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     info: dict = {"id": fid, "bucket": key.slug()}
     known = claim(key, case)
     info["known"] = label(known)
-    label_check = False
+    label_check, full_budget_s = False, budget_s
     if known is not None:
         if costs_nothing(store, fid, known):
             # its identity is certain (the registry holds it, with its issue or searches), or a
@@ -166,8 +169,20 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
             budget_s, label_check = min(budget_s, KNOWN_CHECK_S), True
     if key.symptom == "hang":  # seconds per probe, not the campaign's whole compile limit
         phase_limits = probe_limits(phase_limits)
+    t_label, refuted = None, False
+    if minimize and worker is not None and label_check and not late():
+        # first the knock-outs: one probe per need of the rule instead of a minimisation
+        t_label = time.monotonic()
+        verdict, n = knockout_check(worker, case, key, known, timeout_s, phase_limits, deadline)
+        info["label_check"] = {"how": "knock-out", "says": verdict or "cannot tell", "probes": n,
+                               "seconds": round(time.monotonic() - t_label, 1)}
+        if verdict == "known":  # every need of the rule is necessary: the entry's bug, no minimisation
+            minimize = False
+            info.update(minimize_s=round(time.monotonic() - t_label, 1), probes=n)
+        elif verdict == "new":  # the bug outlives a need of the rule: not that entry's bug
+            info["known"], label_check, budget_s, refuted = False, False, full_budget_s, True
     if minimize and worker is not None:
-        t0 = time.monotonic()
+        t0 = time.monotonic() if t_label is None else t_label  # the knock-outs count as its reduction
         if deadline is not None:
             budget_s = max(1.0, min(budget_s, deadline - time.monotonic()))
         # each probe is cut to the budget's end too: checked only between probes, one slow compile
@@ -176,7 +191,7 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         small, stats = minimise(case, probe_predicate(worker, key, timeout_s, phase_limits, probes_by),
                                 budget_s, should_stop=late)
         # the minimised program's ops decide, as they decide its bucket
-        info["known"] = label(claim(key, small))
+        info["known"] = False if refuted else label(claim(key, small))
         # the minimised program's own verdict words its report; a label check that stays known
         # writes no report of its own (its entry is the report): one compile less per known bug
         still_known = label_check and bool(info["known"])
@@ -205,8 +220,10 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     info["dedup"] = dedup_key(key, case.program)
     if "minimize_s" in info and info["known"]:  # still the known bug: its entry is the report, no re-check
         verify = False
-        info["repro_says"] = f"known bug {info['known']['id']}: label checked on the minimised " \
-                             f"program, not re-checked ({info['known']['advice']})"
+        how = "by knock-out (the bug needs each op its rule names)" if info.get(
+            "label_check", {}).get("says") == "known" else "on the minimised program"
+        info["repro_says"] = f"known bug {info['known']['id']}: label checked {how}, not re-checked " \
+                             f"({info['known']['advice']})"
     repro = store.path(fid, "repro.py")
     repro_text = render_repro(case, key, detail)
     # Order on disk: report and a provisional status first, the repro last, so an interruption at
@@ -312,6 +329,28 @@ def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False,
         info["confirmed"] = False
         info["flaky"] = bool(hits)
     return info
+
+
+def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s: float,
+                   phase_limits=(None, None), deadline: float | None = None) -> tuple[str | None, int]:
+    """A label check by necessity (``fuzzcomp.reduce.knockout``): the finding's program without
+    each need of the claiming rule, one probe per need. ("known", n): every knock-out runs clean
+    of the bucket; ("new", n): one still shows it, so the rule does not explain it; (None, n):
+    cannot tell (no need to knock out, a knock-out eager rejects, or one that fails otherwise),
+    and the minimising label check decides."""
+    rule = known.rule or known.bug.rule
+    cands = knockouts(case, needs_of(rule.ops_all, rule.ops_any)) if rule is not None else None
+    if not cands:
+        return None, 0
+    n = 0
+    for cand in cands:
+        n += 1
+        valid, keys, _ = probe_keys(worker, cand, timeout_s, phase_limits, deadline)
+        if not valid:
+            return None, n
+        if key in keys:
+            return "new", n
+    return "known", n
 
 
 def costs_nothing(store: Store, fid: str, known) -> bool:

@@ -1,0 +1,131 @@
+"""Knock-outs: a finding's program without what a known-bug rule says the bug needs.
+
+Contract: ``knockouts(case, needs)`` takes the rule's needs (its ``ops_all`` globs, each a need
+of its own, and its ``ops_any`` globs, one need together; ``input:*`` markers as the registry
+names them) and returns one case per need: the original with every statement of the main body,
+at any depth, whose op the need names knocked out (an assignment becomes a copy of its first
+tensor operand, ``out = a.clone()``, so names, regions and joins stay as they were; an in-place
+write is deleted), re-typed on meta tensors. ``input:written`` deletes the writes into inputs
+and their views, ``input:alias`` makes an aliased input a tensor of its own, ``input:expanded``
+makes expanded inputs contiguous; other markers are properties of the inputs the check cannot
+undo and are skipped. The result is None, meaning "cannot tell this way", when a named
+statement cannot go (it sits in a helper or a module's forward, or has no tensor operand), a
+knock-out does not type-check, or the rule names nothing to knock out.
+
+The caller probes each knock-out: a finding is the entry's bug when every knock-out loses it
+(each need is necessary), and news when one keeps it. One compile per need replaces a whole
+label-check minimisation; the minimiser is never asked.
+"""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+
+from fuzzcomp.generators.ir import Assign, Case, Mutate, Program, Ref, walk, walk_program
+from fuzzcomp.reduce.ir_edits import with_program
+from fuzzcomp.reduce.passes_structure import _map_bodies
+from fuzzcomp.reduce.typecheck import retype
+
+#: markers a knock-out can undo; the registry's other markers describe inputs it cannot change
+UNDOABLE = ("input:written", "input:alias", "input:expanded")
+
+
+def needs_of(ops_all, ops_any) -> list[tuple[str, ...]]:
+    """A rule's needs, each a tuple of globs any of which satisfies it."""
+    out = [(g,) for g in ops_all if not g.startswith("input:") or g in UNDOABLE]
+    ops = tuple(g for g in ops_any if not g.startswith("input:"))
+    return out + [ops] if ops else out
+
+
+def _view_ops() -> frozenset[str]:
+    from fuzzcomp.generators.ops_view import VIEW
+    return frozenset(s.name for s in VIEW if s.family == "view")
+
+
+def _matches(op: str, globs) -> bool:
+    op = op.removeprefix("branch:")
+    return any(fnmatch.fnmatchcase(op, g) for g in globs)
+
+
+def _names_written(p: Program, view_ops) -> set[str]:
+    """Inputs and every view of one the main body takes (at any depth)."""
+    names = {i.name for i in p.inputs}
+    for s in walk(p.body):
+        if isinstance(s, Assign) and s.op in view_ops and any(
+                isinstance(a, Ref) and a.name in names for a in s.args[:1]):
+            names.add(s.out)
+    return names
+
+
+class _CannotGo(Exception):
+    """A named statement has no tensor operand to stand in for it."""
+
+
+def _without(case: Case, drop_assign, drop_mutate) -> Case:
+    """The main body, at every depth, with each matching write deleted and each matching
+    assignment replaced by a copy of its first tensor operand (names and regions unchanged)."""
+    def fn(body):
+        out = []
+        for s in body:
+            if isinstance(s, Mutate) and drop_mutate(s):
+                continue
+            if isinstance(s, Assign) and drop_assign(s):
+                operand = next((a for a in s.args if isinstance(a, Ref)), None)
+                if operand is None:
+                    raise _CannotGo(s.op)
+                s = Assign(s.out, "Tensor.clone", "{0}.clone()", (operand,), s.type)
+            out.append(s)
+        return tuple(out)
+    prog = _map_bodies(case.program, fn)
+    return with_program(case, body=prog.body)
+
+
+def knock_out(case: Case, globs: tuple[str, ...], view_ops=None) -> Case | None:
+    """The case without ``globs`` (ops or one undoable marker), re-typed; None if it cannot."""
+    p = case.program
+    view_ops = _view_ops() if view_ops is None else view_ops
+    if globs == ("input:alias",):
+        if not any(i.kind == "alias" for i in p.inputs):
+            return None
+        cand = with_program(case, inputs=tuple(dataclasses.replace(i, kind="tensor", alias_of=None)
+                                                if i.kind == "alias" else i for i in p.inputs))
+    elif globs == ("input:expanded",):
+        if not any(i.kind == "tensor" and i.layout == "expanded" for i in p.inputs):
+            return None
+        cand = with_program(case, inputs=tuple(dataclasses.replace(i, layout="contiguous")
+                                                if i.kind == "tensor" and i.layout == "expanded" else i
+                                                for i in p.inputs))
+    else:
+        if globs == ("input:written",):
+            names = _names_written(p, view_ops)
+            drop_a, drop_m = (lambda s: False), (lambda s: s.target in names)
+        else:
+            drop_a = drop_m = (lambda s: _matches(s.op, globs))
+        if not any(isinstance(s, (Assign, Mutate)) and (drop_a(s) if isinstance(s, Assign) else drop_m(s))
+                   for s in walk(p.body)):
+            return None  # nothing in the main body to knock out (in a helper or module only)
+        try:
+            cand = _without(case, drop_a, drop_m)
+        except _CannotGo:
+            return None
+        left = [s for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate)) and (
+            drop_a(s) if isinstance(s, Assign) else drop_m(s))]
+        if left:
+            return None  # a named op survives (in a helper or a module's forward)
+    if retype(p) is None:  # the original is not modelled on meta tensors: the probe decides
+        return cand
+    typed = retype(cand.program)
+    return None if typed is None else dataclasses.replace(cand, program=typed)
+
+
+def knockouts(case: Case, needs: list[tuple[str, ...]], view_ops=None) -> list[Case] | None:
+    """One knock-out per need, or None when any need cannot be knocked out (or there is none)."""
+    if not needs:
+        return None
+    out = []
+    for globs in needs:
+        cand = knock_out(case, globs, view_ops)
+        if cand is None:
+            return None
+        out.append(cand)
+    return out

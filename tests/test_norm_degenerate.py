@@ -5,6 +5,8 @@ a few roundings (``fuzzcomp.run.norm_jitter``), so the fp64 rule screens that ca
 in a normalisation over rows of real variance is still a mismatch."""
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -79,3 +81,53 @@ def test_jitter_leaves_other_ops_and_eval_batch_norm_alone():
     with NormJitter(1, 0, PERTURB_EPS):
         y = torch.softmax(x, -1), F.batch_norm(x, rm, rv, training=False)
     assert torch.equal(y[0], torch.softmax(x, -1)) and torch.equal(y[1], F.batch_norm(x, rm, rv, training=False))
+
+
+def _std_grads(x, fn, jitter=None):
+    x = x.detach().clone().requires_grad_()
+    with (NormJitter(5, jitter, PERTURB_EPS) if jitter is not None else contextlib.nullcontext()):
+        out = fn(x)
+        w = torch.randint(-64, 65, out.shape, generator=torch.Generator().manual_seed(2)) / 64
+        out.backward(w.to(out.dtype))
+    return x.grad
+
+
+STD = lambda x: torch.std(torch.mm(x, x.t()), 0, keepdim=True)  # noqa: E731
+
+
+def _off_mean_std(x):
+    """std as compiled code whose mean is one float32 rounding off computes it."""
+    v = torch.mm(x, x.t())
+    mean = v.mean(0, keepdim=True).detach() * (1 + torch.finfo(torch.float32).eps)
+    return torch.sqrt(((v - mean) ** 2).sum(0, keepdim=True) / (v.shape[0] - 1))
+
+
+@pytest.mark.parametrize("compiled_by", ["one rounding off", pytest.param("inductor", marks=pytest.mark.slow)])
+def test_std_gradient_over_equal_values_is_screened(compiled_by):
+    """Rows that are copies (an input expanded from one row): ``mm(x, x.t())`` is one value
+    repeated, its std is exactly 0 in eager and fp64, and std's backward gives 0 there; compiled
+    code whose mean is one rounding off gives a std of that rounding and a gradient of order 1
+    (measured on Inductor CPU, torch 2.13: eager 0, compiled 1.05 at most). The perturbed runs see
+    the mean moved by a few roundings, so they land as far away."""
+    x = torch.tensor([[1.3, -0.4, 0.9, 1.7, -1.1, 0.2, 0.6]]).expand(15, 7)
+    eager, ref = _std_grads(x, STD), _std_grads(x.double(), STD)
+    assert torch.equal(eager, torch.zeros_like(eager)) and torch.equal(ref, torch.zeros_like(ref))
+    compiled = _std_grads(x, torch.compile(STD, backend="inductor") if compiled_by == "inductor" else _off_mean_std)
+    perturbed = [_std_grads(x, STD, d) for d in range(2)]
+    assert compare(eager, eager.clone(), ref, compiled)[0] == "mismatch"  # the false positive before
+    assert compare(eager, eager.clone(), ref, compiled, perturbed)[0] == "skip"
+
+
+@pytest.mark.parametrize("correction_form", ["default", "unbiased=False", "std_mean"])
+def test_fault_in_std_gradient_over_real_spread_still_found(correction_form):
+    fn = {"default": lambda x: torch.std(x, 1),
+          "unbiased=False": lambda x: x.std(1, False, True),
+          "std_mean": lambda x: torch.std_mean(x, (0, 1), correction=0)[0]}[correction_form]
+    x = torch.linspace(-2, 3, 24).reshape(3, 8).sin()
+    eager, ref = _std_grads(x, fn), _std_grads(x.double(), fn)
+    perturbed = [_std_grads(x, fn, d) for d in range(2)]
+    # the moved mean shifts the gradient by a few roundings, not more
+    assert all((p - eager).abs().max() < 64 * torch.finfo(torch.float32).eps for p in perturbed)
+    assert not all(torch.equal(p, eager) for p in perturbed)  # the form is modelled
+    planted = eager * (1 + 1e-3)
+    assert compare(eager, eager.clone(), ref, planted, perturbed)[0] == "mismatch"

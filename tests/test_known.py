@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from fuzzcomp.findings.known import (Identity, RegistryError, default_registry, label, link_bucket,
+from fuzzcomp.findings.known import (Identity, RegistryError, default_registry, identity, label, link_bucket,
                                      load_registry)
 from fuzzcomp.findings.triage import BucketKey
 
@@ -543,3 +543,39 @@ def test_rules_name_the_root_cause_not_the_bucket(name, slug, entry, other_ops):
     ops = frozenset(row["ops"]) if other_ops is None else frozenset(other_ops)
     m = default_registry(tv).match(Identity("unseen", row["symptom"], row["stage"], row["signature"], ops, row["device"]))
     assert (m.bug.id if m else None) == entry
+
+
+def test_a_dead_helper_and_an_out_of_place_underscore_op_claim_nothing():
+    """H200 campaign, seed 1501: a label check's minimised program was ``neg`` of a constant holding
+    ``0.0`` (CUDA: compiled loses the sign), beside a helper nobody calls that held a clone and an
+    ``as_strided``. The rule of ``noop-clone-of-mutated-input`` (``*clone`` and ``Tensor.*_*``)
+    claimed it. Now the minimiser drops helpers nobody calls, that rule needs a write into an input,
+    and where two rules hold the one naming more of the finding (signature, device) decides."""
+    from fuzzcomp.findings.store import case_from_json
+    from fuzzcomp.findings.triage import BucketKey, op_set
+    from fuzzcomp.reduce.ir_edits import drop_dead_helpers
+    case = case_from_json(json.loads((REPO / "tests" / "data" / "h200_1501_neg_zero_minimized.json")
+                                     .read_text())["case"])
+    assert case.program.helpers and "helper:out:{0}.clone" in op_set(case.program)
+    key = BucketKey("numeric", "inductor", "output zero sign")
+    reg = default_registry("2.11.0+cu130")
+    for program in (case.program, drop_dead_helpers(case.program)):
+        m = reg.match(identity(key, program, "cuda"))
+        assert m is not None and m.bug.id == "neg-zero-sign-cuda"
+    assert not drop_dead_helpers(case.program).helpers
+    # a clone of an input written in place is still that entry's bug
+    ops = frozenset({"Tensor.clone", "Tensor.index_fill_", "input:written"})
+    m = reg.match(Identity("unseen", "numeric", "inductor", "output values", ops, "cuda"))
+    assert m is not None and m.bug.id == "noop-clone-of-mutated-input"
+    m = reg.match(Identity("unseen", "numeric", "inductor", "output values",
+                           frozenset({"Tensor.clone", "Tensor.as_strided"}), "cuda"))
+    assert m is None
+
+
+def test_the_minimiser_leaves_no_helper_nobody_calls():
+    from fuzzcomp.findings.store import case_from_json
+    from fuzzcomp.reduce.minimise import minimise
+    case = case_from_json(json.loads((REPO / "tests" / "data" / "h200_1501_neg_zero_minimized.json")
+                                     .read_text())["case"])
+    small, _ = minimise(case, lambda c: False, budget_s=5)
+    assert not small.program.helpers and small.program.body == case.program.body

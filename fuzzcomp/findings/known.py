@@ -55,6 +55,11 @@ class Rule:
     #: range``): the finding gets a label check on its minimised program, as a silent one does
     label_check: bool = False
 
+    def specificity(self) -> int:
+        """How much of a finding the rule names: a signature counts double."""
+        return 2 * bool(self.signature) + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
+            + bool(self.stages) + bool(self.symptoms)
+
     def holds(self, ident: "Identity") -> bool:
         if self.symptoms and ident.symptom not in self.symptoms:
             return False
@@ -228,10 +233,14 @@ class Registry:
     def match(self, ident: Identity) -> Match | None:
         """The entry for this finding's root cause; an identity seen before wins over a rule."""
         hits = [Match(b, "bucket") for b in self.bugs if ident.slug in b.buckets]
+        ruled = []
         for b in self.bugs:
             r = next((r for r in b.rules if r.holds(ident)), None)
             if r is not None:
-                hits.append(Match(b, "rule", rule=r))
+                ruled.append(Match(b, "rule", rule=r))
+        # where several rules hold, the one that names the most of the finding decides (a zero-sign
+        # rule on neg and CUDA over a rule on any clone and in-place write); ties keep file order
+        hits += sorted(ruled, key=lambda m: -m.rule.specificity())
         live = [m for m in hits if self.applies(m.bug)]
         if live:
             return live[0]

@@ -153,7 +153,16 @@ def dce(program: Program) -> Program:
             kept.append(s)
         return tuple(reversed(kept)), live
     body, _ = sweep(program.body, set(program.outputs))
-    out = dataclasses.replace(program, body=body)
-    if out.helpers:  # helper functions nobody calls any more go too
-        out = dataclasses.replace(out, helpers=tuple(f for f in out.helpers if _calls_to(out, f.name)))
+    return drop_dead_helpers(dataclasses.replace(program, body=body))
+
+
+def drop_dead_helpers(program: Program) -> Program:
+    """The program without the helper functions nobody calls any more (never a change of
+    behaviour: an uncalled function runs nothing, but its ops would count in the finding's identity)."""
+    out = program
+    while out.helpers:
+        live = tuple(f for f in out.helpers if _calls_to(out, f.name))
+        if len(live) == len(out.helpers):
+            break
+        out = dataclasses.replace(out, helpers=live)
     return out

@@ -22,6 +22,7 @@ from typing import Callable
 
 from fuzzcomp.generators.ir import Case
 
+from fuzzcomp.reduce.ir_edits import drop_dead_helpers
 from fuzzcomp.reduce.passes import TIERS, size_of
 from fuzzcomp.reduce.typecheck import retype
 
@@ -114,5 +115,7 @@ def minimise(case: Case, is_interesting: Callable[[Case], bool], budget_s: float
                     break
             if stats.out_of_time:
                 break
+    # a pass that rewires calls without a dead-code sweep can leave a helper nobody calls
+    best = dataclasses.replace(best, program=drop_dead_helpers(best.program))
     stats.seconds = time.monotonic() - start
     return best, stats

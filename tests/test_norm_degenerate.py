@@ -131,3 +131,26 @@ def test_fault_in_std_gradient_over_real_spread_still_found(correction_form):
     assert not all(torch.equal(p, eager) for p in perturbed)  # the form is modelled
     planted = eager * (1 + 1e-3)
     assert compare(eager, eager.clone(), ref, planted, perturbed)[0] == "mismatch"
+
+
+@pytest.mark.parametrize("floor", [0.0, 2.0 ** -7])
+def test_std_over_copies_is_screened_when_an_autocast_region_coarsens_the_perturbation(floor):
+    """H200 campaign, seed 1501 (gradient-inductor-b0894ae7): an expanded input's copies, a std
+    over them, and an autocast region elsewhere in the program. The autocast floor moves each copy
+    by bfloat16 steps, so the perturbed runs' std has a real spread and its gradient no longer
+    points one way; the std's mean moves by the same floor, so they land as far as compiled."""
+    from fuzzcomp.run.runtime import make_input
+    x = make_input((15, 7), "float32", "expanded", seed=3)
+    eager, ref = _std_grads(x, STD), _std_grads(x.double(), STD)
+    compiled = _std_grads(x, _off_mean_std)
+    perturbed = []
+    for d in range(2):
+        xp = make_input((15, 7), "float32", "expanded", seed=3, perturb=PERTURB_EPS, draw=d, perturb_floor=floor)
+        xp = xp.detach().clone().requires_grad_()
+        with NormJitter(5, d, PERTURB_EPS, floor):
+            out = STD(xp)
+            w = torch.randint(-64, 65, out.shape, generator=torch.Generator().manual_seed(2)) / 64
+            out.backward(w)
+        perturbed.append(xp.grad)
+    assert compare(eager, eager.clone(), ref, compiled)[0] == "mismatch"
+    assert compare(eager, eager.clone(), ref, compiled, perturbed)[0] == "skip"

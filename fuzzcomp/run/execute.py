@@ -48,7 +48,7 @@ from fuzzcomp.run.case_tables import (REDUCING_FAMILIES, _tensor_types, call_ent
 from fuzzcomp.run.kernel_audit import KernelAudit
 from fuzzcomp.run.norm_jitter import NormJitter
 from fuzzcomp.run.recompiles import max_compile_events
-from fuzzcomp.run.runtime import load_state, make_inputs, run_call, run_scheduled
+from fuzzcomp.run.runtime import load_state, make_inputs, perturb_floor, run_call, run_scheduled
 
 PERTURB_EPS = 4.0     # perturbed runs move float inputs by this many machine epsilons
 PERTURB_DRAWS = 2
@@ -365,7 +365,7 @@ def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
         for d in range(draws):
             # normalisations see their mean moved too: a zero-variance row is ill-conditioned
             # where moving the inputs cannot show it (norm_jitter says why)
-            with NormJitter(call.seed, d, PERTURB_EPS):
+            with NormJitter(call.seed, d, PERTURB_EPS, perturb_floor(call_entry(case, call))):
                 rec.perturbed.append(runner.run(fn, call, perturb=PERTURB_EPS, draw=d))
 
 

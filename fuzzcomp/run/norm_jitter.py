@@ -1,11 +1,14 @@
 """The perturbed runs' view of a normalisation: its mean moved by a few roundings.
 
-Contract: ``NormJitter(seed, draw, perturb)`` is a torch function mode for the perturbed eager
+Contract: ``NormJitter(seed, draw, perturb, floor)`` is a torch function mode for the perturbed eager
 runs (``fuzzcomp.run.execute.add_perturbed``): every ``layer_norm``, ``group_norm``,
 ``instance_norm`` and training-mode ``batch_norm`` it sees returns its own result plus the change
 that moving each row's mean by ``perturb`` relative epsilons of the type it is computed in (float32
 for half inputs; seeded noise, one draw per row) makes, through the row's ``1/sqrt(var + eps)`` and the weight. It changes
 nothing else, and nothing at all outside the perturbed runs.
+
+``floor`` is the perturbed inputs' epsilon floor (``runtime.perturb_floor``: bfloat16 steps under
+autocast), so a mean moves at least as far as the inputs do.
 
 The same mode gives every ``std`` (and ``std_mean``) the std of its rows with their mean moved by
 ``perturb`` relative epsilons: over equal values the spread is 0 and the std's gradient undefined
@@ -102,10 +105,10 @@ def _std_shape(args, kwargs):
 
 
 class NormJitter(TorchFunctionMode):
-    def __init__(self, seed: int, draw: int, perturb: float):
+    def __init__(self, seed: int, draw: int, perturb: float, floor: float = 0.0):
         super().__init__()
         self.gen = torch.Generator().manual_seed(seed * 7_368_787 + draw * 101 + 3)
-        self.perturb = perturb
+        self.perturb, self.floor = perturb, floor
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -152,7 +155,7 @@ class NormJitter(TorchFunctionMode):
         if not keepdim:
             mean = mean.sum(dims)  # one element per row: drops the reduced dims
         noise = (torch.rand(mean.shape, generator=self.gen, dtype=torch.float64) * 2 - 1).to(x.device)
-        move = mean * (self.perturb * torch.finfo(acc).eps) * noise
+        move = mean * (self.perturb * max(torch.finfo(acc).eps, self.floor)) * noise
         var = std.double() ** 2 + (n * move * move - 2 * move * total) / (n - c)
         moved = var.detach() > 0
         safe = torch.sqrt(torch.where(moved, var, torch.ones_like(var)))
@@ -166,5 +169,5 @@ class NormJitter(TorchFunctionMode):
         noise = (torch.rand(mean.shape, generator=self.gen, dtype=torch.float64) * 2 - 1).to(x.device)
         # half inputs are normalised in float32 (eager and Inductor alike): the mean's rounding is float32's
         acc = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
-        moved = mean * (self.perturb * torch.finfo(acc).eps) * noise
+        moved = mean * (self.perturb * max(torch.finfo(acc).eps, self.floor)) * noise
         return -moved * torch.rsqrt(var + eps)

@@ -430,6 +430,14 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
     return Outcome(values, labels, None)
 
 
+def perturb_floor(entry) -> float:
+    """The perturbed runs' epsilon floor for one call ``entry``: under autocast the call computes
+    in bfloat16, and compiled code may round at other points, so the perturbed runs that tell
+    ill-conditioning from a bug move values by bfloat16 steps."""
+    extra = entry[2] if len(entry) > 2 else {}
+    return 2.0 ** -7 if "autocast" in tuple(extra.get("caller", ())) or extra.get("autocast") else 0.0
+
+
 def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,
                   perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False, step_begin=False):
     """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``.
@@ -444,9 +452,7 @@ def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu
     extra = entry[2] if len(entry) > 2 else {}
     env = dict(zip(symbols, sizes))
     caller = tuple(extra.get("caller", ()))
-    # under autocast the call computes in bfloat16, and compiled code may round at other points:
-    # the perturbed runs that tell ill-conditioning from a bug move inputs by bfloat16 steps
-    floor = 2.0 ** -7 if "autocast" in caller or extra.get("autocast") else 0.0
+    floor = perturb_floor(entry)
     load_state(namespace, state_specs, env, seed, extra, device, upcast, perturb, draw, floor)
     if isinstance(namespace.get("MODEL"), torch.nn.Module):
         namespace["MODEL"].train("eval" not in caller)

@@ -332,8 +332,14 @@ def cond_op(ch: ChoiceStream, scope: StructScope, ctx: Context) -> bool:
     first = scope.pick(lambda v: v.type.is_float and not v.name.startswith("self."))
     if first is None:
         return False
-    ops = [first] + ([scope.pick(lambda v: v.type == first.type and not v.name.startswith("self."))]
+    # operands never share storage (the same value twice, or a view and its base): torch.cond
+    # rejects aliased operands under grad mode by design (#153832), and eager takes a branch
+    # without that check only while the predicate is a plain bool
+    ops = [first] + ([scope.pick(lambda v: v.type == first.type and not v.name.startswith("self.")
+                                 and v.root != first.root)]
                      if ch.boolean(0.5) else [])
+    if None in ops:
+        ops = [first]
     pred = data_cond(ch, scope, kinds=("any",)) if ch.boolean(0.5) else size_cond(ch, scope)
     if pred is None:
         return False

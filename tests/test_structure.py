@@ -183,3 +183,26 @@ def test_repro_of_structured_program_reproduces(tmp_path):
     r2 = subprocess.run([sys.executable, str(ok)], capture_output=True, text=True, timeout=300)
     assert r1.returncode == 1, r1.stdout + r1.stderr[-2000:]
     assert r2.returncode == 0, r2.stdout + r2.stderr[-2000:]
+
+
+def test_cond_operands_never_share_storage():
+    """torch.cond rejects aliased operands under grad mode by design (#153832); eager takes a
+    branch without that check only while the predicate is a plain bool, so a program passing
+    ``(x, x)`` or ``(x, x.permute(...))`` filed a false crash once the predicate turned symbolic
+    (H200 seed 1501, runtime-crash-capture-2151769e)."""
+    from fuzzcomp.generators.ir import Assign, CondOp, walk
+    from fuzzcomp.generators.ops_view import VIEW
+    views = {s.name for s in VIEW if s.family == "view"}
+    seen = 0
+    for seed in range(1500):
+        p = generate(seed).program
+        root = {i.name: (i.alias_of if i.kind == "alias" else i.name) for i in p.inputs}
+        for s in walk(p.body):
+            if isinstance(s, Assign):
+                first = next((a.name for a in s.args[:1] if hasattr(a, "name")), None)
+                root[s.out] = root.get(first, first) if s.op in views and first else s.out
+            elif isinstance(s, CondOp) and len(s.operands) > 1:
+                seen += 1
+                roots = [root.get(n, n) for n in s.operands]
+                assert len(set(roots)) == len(roots), (seed, s.operands, roots)
+    assert seen >= 5  # two-operand conds are still drawn

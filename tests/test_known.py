@@ -643,3 +643,17 @@ CPU_1501_EXPECTED = {
 def test_every_bucket_of_the_1501_campaigns_gets_the_entry_a_maintainer_gave_it(name, torch_version, expected):
     got = _pinned(name, torch_version)
     assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items()} == expected
+
+
+def test_a_changed_torch_global_is_settled_by_its_signature():
+    """A rule with a signature and no ops names the cause alone ("torch globals: default_dtype"
+    comes only from the program changing it): a label check could only fall back to a 20-second
+    minimisation (H200 seed 1502 spent 20.3 s of its 27.1 known seconds on one)."""
+    from fuzzcomp.findings.known import settled
+    reg = default_registry("2.11.0+cu130")
+    m = reg.match(Identity("mutation-decomposition-unseen", "mutation", "decomposition",
+                           "torch globals: default_dtype", frozenset({"torch.tanh"}), "cuda"))
+    assert m is not None and m.bug.id == "default-dtype-set-inside" and m.how == "rule" and settled(m)
+    z = reg.match(Identity("numeric-inductor-unseen", "numeric", "inductor", "output zero sign",
+                           frozenset({"torch.neg"}), "cuda"))
+    assert z is not None and z.bug.id == "neg-zero-sign-cuda" and not settled(z)  # ops decide: checked

@@ -252,11 +252,17 @@ class Registry:
 
 def settled(match: Match) -> bool:
     """The identity is certain before minimisation: the bucket was seen before, or a rule on a
-    raised exception's message claimed it (a silent finding's unminimised ops prove little)."""
+    raised exception's message claimed it, or a rule whose signature alone names the cause (no
+    ops: a changed torch global); a silent finding's unminimised ops prove little."""
     from fuzzcomp.base.symptoms import VALUE
     rule = match.rule or match.bug.rule
-    return match.how == "bucket" or rule is None or not (
-        set(rule.symptoms or VALUE) & set(VALUE)) and rule.signature is not None and not rule.label_check
+    if match.how == "bucket" or rule is None:
+        return True
+    if rule.label_check or rule.signature is None:
+        return False
+    # a raised message, or a signature that alone names the cause (a rule with no ops: "torch
+    # globals: default_dtype" can only come from the program changing that global)
+    return not (set(rule.symptoms or VALUE) & set(VALUE)) or not (rule.ops_all or rule.ops_any)
 
 
 def label(match: Match | None):

@@ -32,6 +32,7 @@ import functools
 import torch
 
 from fuzzcomp.generators.emit import MODEL_INSTANCE
+from fuzzcomp.generators.reach_args import SPECIAL_SOURCES
 from fuzzcomp.generators.ir import (Assign, Case, CondOp, If, Mutate, Ref, Return, all_bodies, cond_refs,
                                     refs_of, walk, walk_program, With)
 
@@ -144,7 +145,8 @@ def output_labels(case: Case) -> list[str]:
 
 def special_clean(case: Case) -> dict:
     """The values of a special-value program that no special value can reach, by a conservative
-    forward taint from the special inputs and the ``const:tensor`` constants:
+    forward taint from the special inputs and the ops that make special values (``const:tensor``
+    constants, fills and infinite divisors of ``reach_args.SPECIAL_SOURCES``):
     ``{"outputs": [labels], "grads": bool, "inputs": bool}``. Anything the analysis cannot follow
     (a special constant in a helper or submodule, an early return, a tainted in-place write, which
     may reach other names through views) leaves nothing clean. Gradients are clean only when
@@ -153,7 +155,7 @@ def special_clean(case: Case) -> dict:
     nothing = {"outputs": [], "grads": False, "inputs": False}
     p = case.program
     bodies = list(all_bodies(p))
-    if any(isinstance(s, Assign) and s.op == "const:tensor" for b in bodies[1:] for s in walk(b)):
+    if any(isinstance(s, Assign) and s.op in SPECIAL_SOURCES for b in bodies[1:] for s in walk(b)):
         return nothing
     main = list(walk(p.body))
     if any(isinstance(s, Return) for s in main):
@@ -165,7 +167,7 @@ def special_clean(case: Case) -> dict:
         for s in main:
             reads = refs_of(s)
             if isinstance(s, Assign):
-                hit = s.op == "const:tensor" or bool(reads & tainted)
+                hit = s.op in SPECIAL_SOURCES or bool(reads & tainted)
                 names = [s.out] if hit else []
             elif isinstance(s, Mutate):
                 if reads & tainted:
@@ -226,7 +228,7 @@ def reach_stats(case: Case, stats: dict, records=(), reduce_n=None) -> dict:
         out["caller_write_calls"] = writes
     p = case.program
     has_special = any(getattr(i, "special", False) for i in p.inputs) or \
-        any(isinstance(s, Assign) and s.op == "const:tensor" for s in walk_program(p))
+        any(isinstance(s, Assign) and s.op in SPECIAL_SOURCES for s in walk_program(p))
     if has_special:
         out["special_calls"] = list(range(len(case.calls)))
         out["special_sign_labels"] = sign_labels(case)

@@ -139,8 +139,9 @@ def scalars(ch: ChoiceStream, scope: Scope, ctx) -> bool:
         return scope.assign("dds:tolist", "{1} + sum({0}.flatten()[:3].tolist())",
                             (Ref(a.name), Ref(b.name)), b.type, b.bound + 3 * a.bound) is not None
     tmpl = {"nonzero": "torch.nonzero({0} > {1})", "masked_select": "torch.masked_select({0}, {0} > {1})",
-            # unique of NaNs is no stable contract: floats go through nan_to_num first
-            "unique": "torch.unique(torch.nan_to_num({0}))" if a.type.is_float else "torch.unique({0})"}[kind]
+            # unique of NaNs is no stable contract: floats go through nan_to_num first; unique has
+            # no derivative, so a float that requires grad is detached (else backward raises)
+            "unique": "torch.unique(torch.nan_to_num({0}.detach()))" if a.type.is_float else "torch.unique({0})"}[kind]
     name = scope.fresh()
     dd = TensorType((DATA_DEPENDENT,) if kind != "nonzero" else (DATA_DEPENDENT, a.type.rank),
                     "int64" if kind == "nonzero" else a.type.dtype)

@@ -15,8 +15,7 @@ OP_FEATURES = (
     "out_multi", "aliased_args_offset", "interpolate", "interpolate_nonint_scale", "interpolate_size",
     "interpolate_align_corners", "scalar_param", "scalar_param_varies", "half_literal", "scatter_reduce_amax_amin",
     "scatter_reduce_prod_mean", "scatter_reduce_no_self", "index_reduce", "inplace_view", "nonleaf_inplace_grad",
-    "loss_kink", "big_matmul", "matmul_column", "index_reduce_long_source", "interpolate_nearest_nonint",
-    "interpolate_nondyadic", "interpolate_guarded_scale",
+    "loss_kink", "big_matmul", "matmul_column", "index_reduce_long_source", "interpolate_guarded_scale",
 )
 _NONINT = ("0.75", "1.25", "1.5", "1.75", "2.5", "1.3", "0.7")
 _NONDYADIC = ("1.3", "0.7")
@@ -30,7 +29,7 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
         if "ceil_mode=True" in tmpl:
             f.add("pool_ceil_mode")
     elif op in ("torch.matmul[form]", "torch.bmm[expand]"):
-        if "{1}.unsqueeze(-1)" in tmpl:
+        if "{1}" in tmpl and tmpl.endswith(".unsqueeze(-1))"):
             f.add("matmul_column")
         else:
             f.add("matmul_1d" if "reshape(-1)" in tmpl else "matmul_broadcast")
@@ -45,10 +44,7 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
         scales = tmpl.split("scale_factor=")[1].split(")")[0] if "scale_factor=" in tmpl else ""
         if any(s in scales for s in _NONINT):
             f.add("interpolate_nonint_scale")
-            if "mode='nearest" in tmpl:
-                f.add("interpolate_nearest_nonint")
-        if any(s in scales for s in _NONDYADIC):
-            f.add("interpolate_nondyadic")
+        # what only GUARDED scales give: a non-dyadic scale, or a nearest mode at a non-integer one
         if any(s in scales for s in _NONDYADIC) or "mode='nearest" in tmpl and any(s in scales for s in _NONINT):
             f.add("interpolate_guarded_scale")
         if "align_corners=" in tmpl:

@@ -137,20 +137,34 @@ def matmul_form(s, spec):
 
 
 def _matmul_column(s, spec):
-    """``x @ y.unsqueeze(-1)``: y is another value whose last dim is x's k; the batch dims of both
-    broadcast (a matrix-vector product the compiler may lower as mm, bmm or a reduction)."""
+    """``x @ y.unsqueeze(-1)``: y is another float value whose last dim (or, transposed, its
+    second-to-last) is x's k, cast to x's dtype; the batch dims of both broadcast (a
+    matrix-vector product the compiler may lower as mm, bmm or a reduction)."""
     x = s.pick(lambda v: _mm_ok(v) and v.type.rank >= 2)
     if x is None:
         return False
     sh = x.type.shape
-    y = s.pick(lambda v: v.name != x.name and v.type.dtype == x.type.dtype and v.type.rank >= 1
-               and v.type.shape[-1] == sh[-1] and shapes.broadcast(sh[:-2], v.type.shape[:-1]) is not None)
+
+    def column(v):  # (expression, shape without the column dim) of v as (..., k), or None
+        vs = v.type.shape
+        if v.name == x.name or not v.type.is_float or v.type.rank < 1:
+            return None
+        if vs[-1] == sh[-1]:
+            return "{1}", vs
+        if v.type.rank >= 2 and vs[-2] == sh[-1]:
+            return "{1}.transpose(-1, -2)", vs[:-2] + (vs[-1], vs[-2])
+        return None
+
+    y = s.pick(lambda v: column(v) is not None and shapes.broadcast(sh[:-2], column(v)[1][:-1]) is not None)
     if y is None:
         return False
-    batch = shapes.broadcast(sh[:-2], y.type.shape[:-1])
+    expr, ysh = column(y)
+    if y.type.dtype != x.type.dtype:
+        expr += ".to({0}.dtype)"
+    batch = shapes.broadcast(sh[:-2], ysh[:-1])
     k = max(max_size(s, sh[-1]), 1)
     t = TensorType(tuple(batch) + (sh[-2], 1), x.type.dtype)
-    return s.assign(spec.name, "torch.matmul({0}, {1}.unsqueeze(-1))", (Ref(x.name), Ref(y.name)), t,
+    return s.assign(spec.name, f"torch.matmul({{0}}, {expr}.unsqueeze(-1))", (Ref(x.name), Ref(y.name)), t,
                     x.bound * y.bound * k) is not None
 
 

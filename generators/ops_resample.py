@@ -36,7 +36,7 @@ EXACT_INVERSE = (0.5, 2.0)
 #: non-integer scales for every mode, the nearest ones included, only where no dim keeps its size
 #: (see the module docstring); non-dyadic ones: floor(L * 1.3) is checked per call in float64
 GUARDED = {1.25: (5, 4), 0.75: (3, 4), 1.3: (13, 10), 0.7: (7, 10)}
-GUARDED_P = 0.3  # chance that a scale_factor form draws its scales from GUARDED
+GUARDED_P = 0.5  # chance that a scale_factor form draws its scales from GUARDED
 MODES = {1: ("nearest", "nearest-exact", "linear", "area"), 2: ("nearest", "nearest-exact", "bilinear", "bicubic",
                                                                    "area"),
          3: ("nearest", "nearest-exact", "trilinear", "area")}

@@ -18,7 +18,7 @@ from .ops import Spec, writable
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
 #: chance that an index_reduce's source is longer than its target dim (twice: ``torch.cat`` of
 #: the source and an affine copy, indexed ``arange(2n) // 2``)
-LONG_SOURCE_P = 0.35
+LONG_SOURCE_P = 0.5
 INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 
 

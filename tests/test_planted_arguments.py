@@ -129,3 +129,22 @@ def test_faults_stay_silent_without_their_capability():
             if checked == 3:
                 break
     assert checked == 3
+
+
+def test_sum_free_outputs_follow_the_lineage_back_to_the_inputs():
+    """An output made only by elementwise ops from the inputs is sum-free (a sum elsewhere in
+    the program cannot overflow into it, so the special rule keeps a NaN compiled made there);
+    one a matmul flows into is not."""
+    from fuzzcomp.generators.ir import Call, Case, CompileSpec, Input, Program, Ref, TensorType
+    from fuzzcomp.run.call_extras import reach_stats, sum_free_outputs
+    t = TensorType(("s0", "s0"), "float32")
+    q = "torch.remainder((torch.round({0} * 8) / 8 + 0.0625), float('inf'))"
+    body = (Assign("m", "torch.matmul", "torch.matmul({0}, {0})", (Ref("x"),), t),
+            Assign("d", "sarg:inf_remainder", q, (Ref("x"),), t),
+            Assign("e", "torch.tanh", "torch.tanh({0})", (Ref("d"),), t),
+            Assign("f", "sarg:inf_remainder", q, (Ref("m"),), t))
+    case = Case(Program((Input("x", t),), body, ("m", "e", "f"), ("s0",)), (Call((4,), 1),),
+                CompileSpec(backend="eager"), 0, "test")
+    assert sum_free_outputs(case) == ["output[1]"]
+    stats = reach_stats(case, {"reduce_n": 4}, (), lambda c, g: 4)
+    assert stats["special_calls"] == [0] and stats["special_sum_free"] == ["output[1]"]

@@ -17,7 +17,8 @@ through one-line hooks:
   may hold special values, for the exact comparison), ``special_sign_labels`` (the outputs
   whose every producing op, back to the inputs, defines the sign of a zero), ``special_casts`` (some float value is cast to an integer: its
   result is undefined for NaN/inf), ``special_clean`` (``special_clean(case)``: the values no
-  special value can reach); a caller autocast coarsens ``floor_eps``/``coarse_eps``
+  special value can reach), ``special_sum_free`` (``sum_free_outputs(case)``: the outputs no
+  sum of the program flows into); a caller autocast coarsens ``floor_eps``/``coarse_eps``
   to bfloat16 and widens ``reduce_n`` like an autocast region in the program does;
   ``caller_induced`` (see below) makes ``Observation.eager_valid`` true;
 * ``caller_induced(case, records)``: every eager failure is the caller's own action (a write
@@ -188,6 +189,50 @@ def special_clean(case: Case) -> dict:
     return {"outputs": clean, "grads": len(clean) == len(p.outputs), "inputs": True}
 
 
+#: op families that never sum: a value made only by them cannot overflow by summation order
+_SUM_FREE_FAMILIES = frozenset({"pointwise", "comparison", "logical", "cast", "view", "shape", "copy"})
+
+
+def _sum_free_op(op: str) -> bool:
+    from fuzzcomp.generators.registry import FAMILY_OF
+    if op.startswith(("const:", "sarg:")):
+        return not op.endswith("softmax")  # softmax sums its exponentials
+    return FAMILY_OF.get(op) in _SUM_FREE_FAMILIES
+
+
+def sum_free_outputs(case: Case) -> list[str]:
+    """The output labels whose every producing statement, back to the inputs, is a single
+    assignment in the main body by an op that never sums (``_SUM_FREE_FAMILIES``, special
+    constants and argument ops but softmax), with nothing in between written in place: a sum
+    elsewhere in the program cannot make these values non-finite by its order."""
+    p = case.program
+    main = list(walk(p.body))
+    if any(isinstance(s, Return) for s in main):
+        return []
+    made: dict = {}
+    count: dict = {}
+    for s in main:
+        for name in _defined(s):
+            count[name] = count.get(name, 0) + 1
+        if isinstance(s, Assign):
+            made[s.out] = s
+    mutated = {s.target for s in walk_program(p) if isinstance(s, Mutate)}
+    leaves = {i.name for i in p.inputs}
+
+    @functools.lru_cache(maxsize=None)
+    def ok(name: str) -> bool:
+        if name in mutated:
+            return False
+        if name in leaves or name.startswith("self."):
+            return True
+        s = made.get(name)
+        if s is None or count.get(name) != 1 or not _sum_free_op(s.op):
+            return False
+        return all(ok(a.name) for a in s.args if isinstance(a, Ref))
+
+    return [lab for lab, name in zip(output_labels(case), p.outputs) if ok(name)]
+
+
 def _defined(s) -> list[str]:
     out = getattr(s, "out", None)
     names = [out] if isinstance(out, str) else []
@@ -234,6 +279,7 @@ def reach_stats(case: Case, stats: dict, records=(), reduce_n=None) -> dict:
         out["special_sign_labels"] = sign_labels(case)
         out["special_casts"] = _casts_float_to_int(case)
         out["special_clean"] = special_clean(case)
+        out["special_sum_free"] = sum_free_outputs(case)
     autocast_calls = [k for k, c in enumerate(case.calls) if "autocast" in getattr(c, "caller", ())]
     if autocast_calls:
         out["caller_autocast_calls"] = autocast_calls

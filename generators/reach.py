@@ -39,7 +39,7 @@ CAPABILITIES = {
 ARG_CAPABILITIES = {
     "fill_softmax": 0.03,   # a constant fill through an unguarded log/acosh into softmax
     "inf_divisor": 0.03,    # remainder/fmod by +-inf or a huge finite divisor
-    "half_divisor": 0.03,   # remainder/fmod of fp16/bf16 by a float the dtype cannot represent
+    "half_divisor": 0.08,   # remainder/fmod of fp16/bf16 inputs by a float they cannot represent (needs a half input)
 }
 
 CALLER_ACTIONS = ("autocast", "deterministic", "mutate_output", "mutate_input")

@@ -7,8 +7,8 @@ a Case from a recorded (possibly edited) choice list.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
-
 from dataclasses import dataclass
 
 from . import reach, structure, structure_inputs
@@ -16,13 +16,14 @@ from .choices import ChoiceStream
 from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
 from .knobs import RANDOM_OPS, weights_for  # noqa: F401  (RANDOM_OPS re-exported)
 from .ops_scalar import param_inputs
+from .reach_args import BUILDERS as REACH_ARGS
 from .reach_stmts import BUILDERS as REACH_BUILDERS
 from .registry import REGISTRY, op_filter_mask
 from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re-exported)
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
 
-GENERATOR_VERSION = "0.8"
+GENERATOR_VERSION = "0.9"
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths
@@ -160,7 +161,20 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     from .schedule import grad_candidates
     calls = reach.finish_calls(ch, calls, caps, bool(ctx.library), grad_candidates(program, mutated))
     config = reach.compile_config(ch, any(getattr(s, "op", "").startswith("dds:") for s in scope.stmts))
+    program = _arg_capabilities(ch, scope, program, cfg)
     return Case(program, calls, CompileSpec(dynamic=dynamic, config=config), seed, GENERATOR_VERSION)
+
+
+def _arg_capabilities(ch: ChoiceStream, scope: Scope, program: Program, cfg: GenConfig) -> Program:
+    """The argument capabilities (``reach.ARG_CAPABILITIES``): the stream's last draws, built at
+    the end of the body and returned. They read values already made and write none, so the call
+    schedule drawn before them still fits. A single-output program has no place for them."""
+    caps = reach.plan_args(ch, reach.weights_of(cfg.reach_weights), cfg.force)
+    names = [] if program.out_kind == "single" else [REACH_ARGS[c](ch, scope) for c in caps]
+    names = [n for n in names if n is not None]
+    if not names:
+        return program
+    return dataclasses.replace(program, body=tuple(scope.stmts), outputs=program.outputs + tuple(names))
 
 
 def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Input]:

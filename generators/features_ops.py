@@ -15,9 +15,10 @@ OP_FEATURES = (
     "out_multi", "aliased_args_offset", "interpolate", "interpolate_nonint_scale", "interpolate_size",
     "interpolate_align_corners", "scalar_param", "scalar_param_varies", "half_literal", "scatter_reduce_amax_amin",
     "scatter_reduce_prod_mean", "scatter_reduce_no_self", "index_reduce", "inplace_view", "nonleaf_inplace_grad",
-    "loss_kink", "big_matmul",
+    "loss_kink", "big_matmul", "matmul_column", "index_reduce_long_source", "interpolate_guarded_scale",
 )
-_NONINT = ("0.75", "1.25", "1.5", "1.75", "2.5")
+_NONINT = ("0.75", "1.25", "1.5", "1.75", "2.5", "1.3", "0.7")
+_NONDYADIC = ("1.3", "0.7")
 
 
 def _stmt_features(op: str, tmpl: str) -> set[str]:
@@ -28,7 +29,10 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
         if "ceil_mode=True" in tmpl:
             f.add("pool_ceil_mode")
     elif op in ("torch.matmul[form]", "torch.bmm[expand]"):
-        f.add("matmul_1d" if "reshape(-1)" in tmpl else "matmul_broadcast")
+        if "{1}" in tmpl and tmpl.endswith(".unsqueeze(-1))"):
+            f.add("matmul_column")
+        else:
+            f.add("matmul_1d" if "reshape(-1)" in tmpl else "matmul_broadcast")
     elif op == "Tensor.view[widen]":
         f.add("dtype_view_widen")
     elif variant == "out]":
@@ -37,8 +41,12 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
         f.add("interpolate")
         if "size=" in tmpl:
             f.add("interpolate_size")
-        if "scale_factor=" in tmpl and any(s in tmpl.split("scale_factor=")[1].split(")")[0] for s in _NONINT):
+        scales = tmpl.split("scale_factor=")[1].split(")")[0] if "scale_factor=" in tmpl else ""
+        if any(s in scales for s in _NONINT):
             f.add("interpolate_nonint_scale")
+        # what only GUARDED scales give: a non-dyadic scale, or a nearest mode at a non-integer one
+        if any(s in scales for s in _NONDYADIC) or "mode='nearest" in tmpl and any(s in scales for s in _NONINT):
+            f.add("interpolate_guarded_scale")
         if "align_corners=" in tmpl:
             f.add("interpolate_align_corners")
     elif variant == "scalar]" and base in ("torch.clamp", "torch.div", "torch.remainder", "torch.fmod"):
@@ -51,6 +59,8 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
             f.add("scatter_reduce_no_self")
         if base == "Tensor.index_reduce":
             f.add("index_reduce")
+            if "torch.cat(" in tmpl:
+                f.add("index_reduce_long_source")
     elif base in ("Tensor.unsqueeze_", "Tensor.squeeze_", "Tensor.transpose_", "Tensor.t_", "Tensor.as_strided_",
                   "Tensor.resize_"):
         f.add("inplace_view")

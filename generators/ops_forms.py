@@ -2,7 +2,7 @@
 
 Contract: specs (same protocol as ``ops.Spec``) for pooling with stride,
 padding, dilation and ``ceil_mode``; matmul/bmm with broadcast batch dims and
-1-D operands; integer dtype views that widen (a narrow storage read as a wider
+1-D operands and a (..., k, 1) column of a second value; integer dtype views that widen (a narrow storage read as a wider
 integer, masked back into range); ``out=`` into an existing writable value for
 reductions and multi-output ops. Every output size is computed for each call
 of the schedule and checked against the static shape expression, so a form
@@ -94,12 +94,18 @@ def _lin(n_expr: str, shape_expr: str) -> str:
     return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype={{0}}.dtype, device={{0}}.device).reshape({shape_expr})"
 
 
+#: the forms torch.matmul[form] draws, each with an equal share
+MATMUL_FORMS = ("vec_right", "vec_left", "batch", "bmm_expand", "column")
+
+
 def matmul_form(s, spec):
     """vec_right: (..., n, k) @ (k,); vec_left: (n,) @ (..., n, k); batch: (B, 1, n, k) @ (B, k, n);
-    bmm_expand: bmm against a weight expanded over the batch (stride 0)."""
+    bmm_expand: bmm against a weight expanded over the batch (stride 0); column: two distinct
+    values, (..., n, k) @ (..., k, 1), batch dims broadcast."""
     ch = s.ch
-    form = ch.choice(("vec_right", "vec_left", "batch", "bmm_expand")) if spec.name.startswith("torch.matmul") \
-        else "bmm_expand"
+    form = ch.choice(MATMUL_FORMS) if spec.name.startswith("torch.matmul") else "bmm_expand"
+    if form == "column":
+        return _matmul_column(s, spec)
     if form == "bmm_expand":
         x = s.pick(lambda v: _mm_ok(v) and v.type.rank == 3)
     elif form == "batch":
@@ -128,6 +134,38 @@ def matmul_form(s, spec):
         tmpl = f"torch.bmm({{0}}, {w}.expand({{0}}.shape[0], -1, -1))"
         shape, bound = sh[:-1] + (m,), x.bound * 0.5 * k
     return s.assign(spec.name, tmpl, (Ref(x.name),), TensorType(tuple(shape), x.type.dtype), bound) is not None
+
+
+def _matmul_column(s, spec):
+    """``x @ y.unsqueeze(-1)``: y is another float value whose last dim (or, transposed, its
+    second-to-last) is x's k, cast to x's dtype; the batch dims of both broadcast (a
+    matrix-vector product the compiler may lower as mm, bmm or a reduction)."""
+    x = s.pick(lambda v: _mm_ok(v) and v.type.rank >= 2)
+    if x is None:
+        return False
+    sh = x.type.shape
+
+    def column(v):  # (expression, shape without the column dim) of v as (..., k), or None
+        vs = v.type.shape
+        if v.name == x.name or not v.type.is_float or v.type.rank < 1:
+            return None
+        if vs[-1] == sh[-1]:
+            return "{1}", vs
+        if v.type.rank >= 2 and vs[-2] == sh[-1]:
+            return "{1}.transpose(-1, -2)", vs[:-2] + (vs[-1], vs[-2])
+        return None
+
+    y = s.pick(lambda v: column(v) is not None and shapes.broadcast(sh[:-2], column(v)[1][:-1]) is not None)
+    if y is None:
+        return False
+    expr, ysh = column(y)
+    if y.type.dtype != x.type.dtype:
+        expr += ".to({0}.dtype)"
+    batch = shapes.broadcast(sh[:-2], ysh[:-1])
+    k = max(max_size(s, sh[-1]), 1)
+    t = TensorType(tuple(batch) + (sh[-2], 1), x.type.dtype)
+    return s.assign(spec.name, f"torch.matmul({{0}}, {expr}.unsqueeze(-1))", (Ref(x.name), Ref(y.name)), t,
+                    x.bound * y.bound * k) is not None
 
 
 # ---- integer dtype views that widen ---------------------------------------------------

@@ -6,7 +6,8 @@ amin, ``include_self`` True or False, on float values (differentiable, so
 backward runs). The index is built in the program from ``arange(n) // 2``:
 every target gets at most two sources, some get none (then
 ``include_self=False`` leaves the target as it was), and no index can leave
-range. amax/amin send gradient to every tied element, so they only take raw
+range. ``index_reduce`` also takes a source twice as long as the target dim (indexed
+``arange(2n) // 2``: every target gets two sources). amax/amin send gradient to every tied element, so they only take raw
 float32/float64 inputs, whose seeded values never tie.
 """
 from __future__ import annotations
@@ -15,6 +16,9 @@ from .ir import Ref, TensorType
 from .ops import Spec, writable
 
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
+#: chance that an index_reduce's source is longer than its target dim (twice: ``torch.cat`` of
+#: the source and an affine copy, indexed ``arange(2n) // 2``)
+LONG_SOURCE_P = 0.5
 INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 
 
@@ -47,6 +51,10 @@ def scatter_reduce(s, spec):
     args = (Ref(x.name),) + ((Ref(src.name),) if src is not None else ())
     ar = "torch.arange({0}.shape[%d], device={0}.device) // 2" % d
     if spec.name == "Tensor.index_reduce":
+        if s.ch.boolean(LONG_SOURCE_P):  # twice as many sources as targets: every target gets two
+            srcs = f"torch.cat(({srcs}, {srcs} * 0.5 + 0.25), {d})"
+            ar = "torch.arange(2 * {0}.shape[%d], device={0}.device) // 2" % d
+            sb = max(sb, sb * 0.5 + 0.25)
         tmpl = f"{{0}}.index_reduce({d}, {ar}, {srcs}, '{reduce}', include_self={inc})"
     else:
         view = ", ".join("-1" if i == d else "1" for i in range(x.type.rank))

@@ -2,7 +2,8 @@
 global state, scalar outputs and data-dependent shapes.
 
 Contract: ``CAPABILITIES`` maps each capability to its default weight (the chance that one case
-gets it); ``plan(ch, weights, force)`` draws the set one case gets (forced ones always, and no
+gets it), and ``ARG_CAPABILITIES`` the argument capabilities of ``reach_args`` (drawn by
+``plan_args`` at the end of the stream); ``plan(ch, weights, force)`` draws the set one case gets (forced ones always, and no
 draw is spent on them, so forcing one keeps the rest of the case stable). ``setup`` marks special
 inputs and module state before the body is built; ``statements`` returns the builders of body
 statements to interleave with the regular ones; ``finish_calls`` adds each call's caller actions
@@ -32,6 +33,15 @@ CAPABILITIES = {
     "scalars": 0.07,    # .item()/.tolist(), nonzero/masked_select/unique, and the capture knobs
 }
 
+#: special and out-of-domain values reaching op arguments (``reach_args``): capability -> the
+#: chance one case gets it. Drawn last in the choice stream (after the call schedule) and built
+#: at the end of the body, so a seed that draws none keeps its program byte for byte.
+ARG_CAPABILITIES = {
+    "fill_softmax": 0.03,   # a constant fill through an unguarded log/acosh into softmax
+    "inf_divisor": 0.03,    # remainder/fmod by +-inf or a huge finite divisor
+    "half_divisor": 0.08,   # remainder/fmod of fp16/bf16 inputs by a float they cannot represent (needs a half input)
+}
+
 CALLER_ACTIONS = ("autocast", "deterministic", "mutate_output", "mutate_input")
 
 
@@ -45,11 +55,20 @@ def plan(ch: ChoiceStream, weights: dict[str, float], force=()) -> frozenset[str
     return frozenset(out)
 
 
+def plan_args(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[str, ...]:
+    """The argument capabilities one case gets (``ARG_CAPABILITIES``), like ``plan``."""
+    out = []
+    for name in ARG_CAPABILITIES:
+        if name in force or (weights.get(name, 0.0) > 0 and ch.boolean(weights[name])):
+            out.append(name)
+    return tuple(out)
+
+
 def weights_of(overrides) -> dict[str, float]:
-    w = dict(CAPABILITIES)
+    w = dict(CAPABILITIES) | dict(ARG_CAPABILITIES)
     for name, value in overrides:
         if name not in w:
-            raise ValueError(f"unknown capability {name!r}; known: {', '.join(CAPABILITIES)}")
+            raise ValueError(f"unknown capability {name!r}; known: {', '.join(w)}")
         w[name] = float(value)
     return w
 
@@ -105,20 +124,22 @@ REACH_FEATURES = (
     "nn_instance_norm", "nn_embedding", "nn_embedding_bag", "nn_eval", "nn_train", "nn_eval_no_grad",
     "set_grad_enabled_inside", "deterministic_inside", "default_dtype_inside", "global_rebound",
     "scalar_item", "scalar_tolist", "dd_nonzero", "dd_masked_select", "dd_unique",
-    "capture_scalar_outputs", "capture_dynamic_output_shape_ops",
-)
+    "capture_scalar_outputs", "capture_dynamic_output_shape_ops", "scalar_item_out",
+) + tuple(ARG_CAPABILITIES)
 _OP_FEATURES = {
     "const:tensor": "const_graph", "state:set_grad_enabled": "set_grad_enabled_inside",
     "state:use_deterministic_algorithms": "deterministic_inside",
     "state:set_default_dtype": "default_dtype_inside", "state:rebind_global": "global_rebound",
     "dds:item": "scalar_item", "dds:item_float": "scalar_item", "dds:tolist": "scalar_tolist",
+    "dds:item_out": "scalar_item_out",
     "dds:nonzero": "dd_nonzero", "dds:masked_select": "dd_masked_select", "dds:unique": "dd_unique",
 }
 
 
 def reach_features(case) -> set[str]:
     from .ir import walk_program
-    f: set[str] = set()
+    from .reach_args import arg_features
+    f: set[str] = arg_features(case)
     for s in walk_program(case.program):
         op = getattr(s, "op", "")
         if op in _OP_FEATURES:

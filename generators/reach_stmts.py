@@ -4,8 +4,8 @@ modules.
 
 Contract: each builder takes ``(ch, scope, ctx)`` and appends statements to ``scope`` (and
 module/global/output entries to ``ctx``), returning False with nothing appended when it cannot
-apply. Values whose shape depends on data (nonzero, masked_select, unique) never enter the
-scope: they are returned (``ctx.extra_outputs``) or reduced to a shape the IR can type first.
+apply. Values whose shape depends on data (nonzero, masked_select, unique) and Python numbers
+returned by ``.item()`` never enter the scope: they are returned (``ctx.extra_outputs``) or reduced to a shape the IR can type first.
 Library modules take an 8-feature view of one value (``x[..., None] * a + b``) and give
 float32 results; their parameters and buffers are loaded by the runtime like module state.
 """
@@ -80,11 +80,42 @@ def global_state(ch: ChoiceStream, scope: Scope, ctx) -> bool:
     return True
 
 
+SCALAR_KINDS = ("item_int", "item_float", "tolist", "nonzero", "masked_select", "unique", "item_out")
+SCALAR_KIND_WEIGHTS = (2, 1.5, 1.5, 2, 2, 2, 1.5)
+
+
+def item_out(ch: ChoiceStream, scope: Scope, ctx) -> bool:
+    """An ``.item()`` returned as an output (a Python number, compared exactly): a count, or the
+    max/min of exact values, or one element, so every backend must give the same number."""
+    # exact values only: a comparison or a pick of rounded values may differ by backend
+    a = scope.pick(lambda v: v.type.rank >= 1 and v.exact and not v.name.startswith("self.")
+                   and v.type.dtype != "bool")
+    if a is None:
+        return False
+    form = ch.choice(("count", "extreme", "element"))
+    if not scope.nonempty(a.type):
+        form = "count"
+    if form == "count":
+        t = TensorType((), "int64")
+        tmpl, args = "({0} > {1}).sum().item()", (Ref(a.name), Lit(0 if not a.type.is_float else 0.25))
+    elif form == "extreme":
+        t = TensorType((), a.type.dtype)
+        tmpl, args = f"{{0}}.{ch.choice(('amax', 'amin'))}().item()", (Ref(a.name),)
+    else:
+        t = TensorType((), a.type.dtype)
+        tmpl, args = "{0}.reshape(-1)[-1].item()", (Ref(a.name),)
+    name = scope.fresh()
+    scope.stmts.append(Assign(name, "dds:item_out", tmpl, args, t))
+    ctx.extra_outputs.append(name)
+    return True
+
+
 def scalars(ch: ChoiceStream, scope: Scope, ctx) -> bool:
     """A scalar read into Python (.item(), .tolist()) or a data-dependent shape (nonzero,
-    masked_select, unique), fed onward into a typed value or returned."""
-    kind = ch.weighted(("item_int", "item_float", "tolist", "nonzero", "masked_select", "unique"),
-                       (2, 1.5, 1.5, 2, 2, 2))
+    masked_select, unique), fed onward into a typed value or returned (``item_out``)."""
+    kind = ch.weighted(SCALAR_KINDS, SCALAR_KIND_WEIGHTS)
+    if kind == "item_out":
+        return item_out(ch, scope, ctx)
     a = None
     if kind == "tolist":  # integers: exact Python sums
         a = scope.pick(lambda v: v.type.rank >= 1 and not v.type.is_float and not v.name.startswith("self."))
@@ -108,8 +139,9 @@ def scalars(ch: ChoiceStream, scope: Scope, ctx) -> bool:
         return scope.assign("dds:tolist", "{1} + sum({0}.flatten()[:3].tolist())",
                             (Ref(a.name), Ref(b.name)), b.type, b.bound + 3 * a.bound) is not None
     tmpl = {"nonzero": "torch.nonzero({0} > {1})", "masked_select": "torch.masked_select({0}, {0} > {1})",
-            # unique of NaNs is no stable contract: floats go through nan_to_num first
-            "unique": "torch.unique(torch.nan_to_num({0}))" if a.type.is_float else "torch.unique({0})"}[kind]
+            # unique of NaNs is no stable contract: floats go through nan_to_num first; unique has
+            # no derivative, so a float that requires grad is detached (else backward raises)
+            "unique": "torch.unique(torch.nan_to_num({0}.detach()))" if a.type.is_float else "torch.unique({0})"}[kind]
     name = scope.fresh()
     dd = TensorType((DATA_DEPENDENT,) if kind != "nonzero" else (DATA_DEPENDENT, a.type.rank),
                     "int64" if kind == "nonzero" else a.type.dtype)

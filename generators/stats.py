@@ -2,9 +2,12 @@
 generator actually produces.
 
 Contract: ``histogram(seeds, config)`` is pure (it only generates cases, it never
-runs them) and returns a ``Stats`` of Counters keyed by plain strings;
-``render(stats)`` turns one into text. Counting is per statement for ops and
-families, per input for dtypes, layouts and ranks, per case for features.
+runs them) and returns a ``Stats`` of Counters keyed by plain strings, and per
+capability (``capabilities.table``) its weight and the seeds of the cases having it;
+``render(stats, invalid=seeds)`` turns one into text, with each capability's
+eager-valid rate when given the seeds eager rejected. Counting is per statement for
+ops and families, per input for dtypes, layouts and ranks, per case for features
+and capabilities.
 """
 from __future__ import annotations
 
@@ -12,7 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from . import capabilities
 from .build import GenConfig, generate
+from .features import features
 from .features_ops import op_features
 from .ir import Assign, If, Mutate, Ref, walk
 from .reach import reach_features
@@ -31,10 +36,13 @@ class Stats:
     ranks: Counter = field(default_factory=Counter)
     sizes: Counter = field(default_factory=Counter)        # concrete symbol sizes over all calls
     features: Counter = field(default_factory=Counter)     # per case: has in-place, has if, ...
+    capabilities: list = field(default_factory=list)       # capabilities.Capability rows of the config
+    cap_seeds: dict = field(default_factory=dict)          # capability -> seeds of the cases having it
 
 
 def histogram(seeds: Iterable[int], config: GenConfig = GenConfig()) -> Stats:
-    st = Stats()
+    st = Stats(capabilities=capabilities.table(config))
+    st.cap_seeds = {c.name: [] for c in st.capabilities}
     for seed in seeds:
         case = generate(seed, config)
         prog = case.program
@@ -67,7 +75,11 @@ def histogram(seeds: Iterable[int], config: GenConfig = GenConfig()) -> Stats:
                 st.sizes[v] += 1
         seen.add(f"calls={len(case.calls)}")
         seen |= reach_features(case)  # caller actions, special values, library modules, state, scalars
+        feats = features(case)  # the structural ones too: if_size, for_range, module, ...
+        seen |= feats
         st.features.update(seen)
+        for cap in capabilities.has(case, feats):
+            st.cap_seeds[cap].append(seed)
     return st
 
 
@@ -112,10 +124,32 @@ def _block(title: str, counter: Counter, total: int | None = None, top: int | No
     return lines
 
 
-def render(st: Stats, top_ops: int | None = 40) -> str:
+def capability_lines(st: Stats, invalid: set | None = None) -> list[str]:
+    """One row per capability: its weight, the cases having it out of all, and (given the seeds
+    eager rejected) the eager-valid rate among them."""
+    lines = [f"capabilities (weight: reach/arg = chance per case, knob = share of op statements, "
+             f"form = share of its builder's draws; cases having it of {st.cases}"
+             + ("; eager-valid among them" if invalid is not None else "") + "):"]
+    width = max((len(c.name) for c in st.capabilities), default=0)
+    for c in st.capabilities:
+        seeds = st.cap_seeds.get(c.name, [])
+        row = (f"  {c.name:<{width}}  {c.kind:<5}  {c.weight:7.4f}  {len(seeds):6d}  "
+               f"{100 * len(seeds) / max(st.cases, 1):5.1f}%")
+        if invalid is not None:
+            bad = sum(1 for sd in seeds if sd in invalid)
+            row += (f"   valid {len(seeds) - bad}/{len(seeds)} = {100 * (len(seeds) - bad) / len(seeds):5.1f}%"
+                    if seeds else "   valid -")
+        lines.append(row + (f"   ({c.note})" if c.note else ""))
+    return lines
+
+
+def render(st: Stats, top_ops: int | None = 40, invalid: set | None = None) -> str:
+    """The histogram as text; ``invalid`` (the seeds eager rejected, when it ran) adds each
+    capability's eager-valid rate."""
     n_in = sum(st.dtypes.values())
     lines = [f"cases: {st.cases}   statements: {sum(st.ops.values())}   "
              f"distinct torch callables used: {len(st.callables)}"]
+    lines += capability_lines(st, invalid)
     lines += _block("families", st.families, sum(st.families.values()))
     lines += _block("features (cases having it)", st.features, st.cases)
     lines += _block("input dtypes", st.dtypes, n_in)

@@ -28,7 +28,9 @@ integer: the result for NaN/inf is undefined behaviour in C and differs between 
 "compiled is non-finite where eager is finite" when the program sums (``reduce_n > 1``):
 values near the largest finite magnitude overflow or not depending on summation order. That
 drop spares the values no special value can reach (``obs.stats["special_clean"]``, a taint
-analysis of the program): the fp64 rule still judges those.
+analysis of the program) the fp64 rule still judges those. Nor does it drop a non-finite value compiled made in an output
+no sum flows into (``obs.stats["special_sum_free"]``: every op back to the inputs is elementwise,
+a view or a cast, so no summation order explains it).
 """
 from __future__ import annotations
 
@@ -101,6 +103,7 @@ def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
     casts = bool(obs.stats.get("special_casts"))
     sums = int(obs.stats.get("reduce_n", 1)) > 1
     clean = obs.stats.get("special_clean") or {}
+    sum_free = set(obs.stats.get("special_sum_free") or ())
     kept = []
     for v in verdicts:
         if v.call in calls and _none_vs_zero_times_special(obs, v):
@@ -109,7 +112,10 @@ def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
             val = _value(obs, v.call, v.label)
             if casts and isinstance(val, torch.Tensor) and not val.dtype.is_floating_point:
                 continue
-            if sums and not _clean(v.label, clean) and (
+            made_non_finite = "compiled is non-finite" in v.detail
+            if made_non_finite and v.label in sum_free:
+                pass  # no sum flows into it: compiled made a NaN or inf that no order explains
+            elif sums and not _clean(v.label, clean) and (
                     isinstance(val, torch.Tensor) and val.dtype.is_floating_point
                     or "compiled is non-finite" in v.detail):
                 # a sum over +-max, inf and NaN depends on its order (overflow, cancellation),

@@ -29,7 +29,7 @@ from fuzzcomp.findings.known import default_registry
 from fuzzcomp.findings.store import case_from_json, write_json
 from fuzzcomp.generators.features import features
 from fuzzcomp.generators.ir import op_names
-from fuzzcomp.generators.reach import CAPABILITIES, reach_features, weights_of
+from fuzzcomp.generators.reach import ARG_CAPABILITIES, CAPABILITIES, reach_features, weights_of
 from fuzzcomp.generators.registry import REGISTRY
 from fuzzcomp.generators.structure import KINDS
 
@@ -53,6 +53,7 @@ _CAP_OF = {  # reach feature -> the capability that draws it
     "caller_": "caller", "special_inputs": "special", "const_graph": "constants", "nn_": "nnlib",
     "set_grad_enabled_inside": "gstate", "deterministic_inside": "gstate", "default_dtype_inside": "gstate",
     "global_rebound": "gstate", "scalar_": "scalars", "dd_": "scalars", "capture_": "scalars",
+    **{name: name for name in ARG_CAPABILITIES},  # argument capabilities: the feature is their name
 }
 _KIND_OF = {  # structural feature -> the structure kind that builds it
     "if_size": "if_size", "if_data_any": "if_data", "if_data_item": "if_data", "if_scalar": "if_scalar",
@@ -183,7 +184,8 @@ class Novelty:
     def _rebuild(self) -> None:
         f = self.factors()
         base_caps = weights_of(self.base.reach_weights)
-        caps = tuple((n, base_caps[n] * f["caps"].get(n, 1.0)) for n in CAPABILITIES if n in f["caps"])
+        caps = tuple((n, base_caps[n] * f["caps"].get(n, 1.0)) for n in (*CAPABILITIES, *ARG_CAPABILITIES)
+                     if n in f["caps"])
         kept = tuple((n, w) for n, w in self.base.reach_weights if n not in f["caps"])
         scale = dict(self.base.op_scale)
         ops = tuple(sorted((n, scale.get(n, 1.0) * x) for n, x in f["ops"].items()))

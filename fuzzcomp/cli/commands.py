@@ -325,13 +325,17 @@ def cmd_stats(args) -> int:
         steer = Novelty("on", config)
         print("\n".join(steering_table(steer, seeds)))
         config = steer.config()
-    print(render(histogram(seeds, config), top_ops=args.top or None))
+    hist = histogram(seeds, config)
     if args.no_run:
+        print(render(hist, top_ops=args.top or None))
         return 0
-    valid, fp64_ok, calls, _ = eager_validity(seeds, config)
+    valid, fp64_ok, calls, errors = eager_validity(seeds, config)
+    print(render(hist, top_ops=args.top or None, invalid={seed for seed, _err in errors}))
     print(f"eager-valid: {valid}/{args.seeds} = {100 * valid / args.seeds:.1f}%")
     if calls:
         print(f"fp64 reference ran: {fp64_ok}/{calls} calls of valid cases = {100 * fp64_ok / calls:.1f}%")
+    for seed, (etype, msg) in errors[:10]:
+        print(f"  eager-invalid seed {seed}: {etype}: {msg[:160]}")
     return 0
 
 

@@ -252,9 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--campaign", default=None, metavar="DIR", help="campaign folder for a finding id")
 
     st = sub.add_parser("stats", help="histogram of ops and features over many seeds",
-                        description="Generate seeds FIRST..FIRST+N-1 and print how often each op family, "
-                        "torch callable, input dtype, layout, rank and size occurs; then run each case "
-                        "eager once (no compile) and print the eager-valid rate.")
+                        description="Generate seeds FIRST..FIRST+N-1 and print each generator capability "
+                        "with its weight and the share of cases having it, then how often each op family, "
+                        "feature, torch callable, input dtype, layout, rank and size occurs; unless --no-run, "
+                        "run each case eager once (no compile) first and print the eager-valid rate, overall "
+                        "and per capability.")
     st.add_argument("--seeds", type=_positive_int, default=1000, help="how many seeds (default 1000)")
     st.add_argument("--first", type=_nonneg_int, default=0, help="first seed (default 0)")
     st.add_argument("--top", type=_nonneg_int, default=40, help="callables to list, 0 for all (default 40)")

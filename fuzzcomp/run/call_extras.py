@@ -17,7 +17,8 @@ through one-line hooks:
   may hold special values, for the exact comparison), ``special_sign_labels`` (the outputs
   whose every producing op, back to the inputs, defines the sign of a zero), ``special_casts`` (some float value is cast to an integer: its
   result is undefined for NaN/inf), ``special_clean`` (``special_clean(case)``: the values no
-  special value can reach); a caller autocast coarsens ``floor_eps``/``coarse_eps``
+  special value can reach), ``special_sum_free`` (``sum_free_outputs(case)``: the outputs no
+  sum of the program flows into); a caller autocast coarsens ``floor_eps``/``coarse_eps``
   to bfloat16 and widens ``reduce_n`` like an autocast region in the program does;
   ``caller_induced`` (see below) makes ``Observation.eager_valid`` true;
 * ``caller_induced(case, records)``: every eager failure is the caller's own action (a write
@@ -32,6 +33,7 @@ import functools
 import torch
 
 from fuzzcomp.generators.emit import MODEL_INSTANCE
+from fuzzcomp.generators.reach_args import SPECIAL_SOURCES
 from fuzzcomp.generators.ir import (Assign, Case, CondOp, If, Mutate, Ref, Return, all_bodies, cond_refs,
                                     refs_of, walk, walk_program, With)
 
@@ -144,7 +146,8 @@ def output_labels(case: Case) -> list[str]:
 
 def special_clean(case: Case) -> dict:
     """The values of a special-value program that no special value can reach, by a conservative
-    forward taint from the special inputs and the ``const:tensor`` constants:
+    forward taint from the special inputs and the ops that make special values (``const:tensor``
+    constants, fills and infinite divisors of ``reach_args.SPECIAL_SOURCES``):
     ``{"outputs": [labels], "grads": bool, "inputs": bool}``. Anything the analysis cannot follow
     (a special constant in a helper or submodule, an early return, a tainted in-place write, which
     may reach other names through views) leaves nothing clean. Gradients are clean only when
@@ -153,7 +156,7 @@ def special_clean(case: Case) -> dict:
     nothing = {"outputs": [], "grads": False, "inputs": False}
     p = case.program
     bodies = list(all_bodies(p))
-    if any(isinstance(s, Assign) and s.op == "const:tensor" for b in bodies[1:] for s in walk(b)):
+    if any(isinstance(s, Assign) and s.op in SPECIAL_SOURCES for b in bodies[1:] for s in walk(b)):
         return nothing
     main = list(walk(p.body))
     if any(isinstance(s, Return) for s in main):
@@ -165,7 +168,7 @@ def special_clean(case: Case) -> dict:
         for s in main:
             reads = refs_of(s)
             if isinstance(s, Assign):
-                hit = s.op == "const:tensor" or bool(reads & tainted)
+                hit = s.op in SPECIAL_SOURCES or bool(reads & tainted)
                 names = [s.out] if hit else []
             elif isinstance(s, Mutate):
                 if reads & tainted:
@@ -184,6 +187,50 @@ def special_clean(case: Case) -> dict:
                     changed = True
     clean = [lab for lab, name in zip(output_labels(case), p.outputs) if name not in tainted]
     return {"outputs": clean, "grads": len(clean) == len(p.outputs), "inputs": True}
+
+
+#: op families that never sum: a value made only by them cannot overflow by summation order
+_SUM_FREE_FAMILIES = frozenset({"pointwise", "comparison", "logical", "cast", "view", "shape", "copy"})
+
+
+def _sum_free_op(op: str) -> bool:
+    from fuzzcomp.generators.registry import FAMILY_OF
+    if op.startswith(("const:", "sarg:")):
+        return not op.endswith("softmax")  # softmax sums its exponentials
+    return FAMILY_OF.get(op) in _SUM_FREE_FAMILIES
+
+
+def sum_free_outputs(case: Case) -> list[str]:
+    """The output labels whose every producing statement, back to the inputs, is a single
+    assignment in the main body by an op that never sums (``_SUM_FREE_FAMILIES``, special
+    constants and argument ops but softmax), with nothing in between written in place: a sum
+    elsewhere in the program cannot make these values non-finite by its order."""
+    p = case.program
+    main = list(walk(p.body))
+    if any(isinstance(s, Return) for s in main):
+        return []
+    made: dict = {}
+    count: dict = {}
+    for s in main:
+        for name in _defined(s):
+            count[name] = count.get(name, 0) + 1
+        if isinstance(s, Assign):
+            made[s.out] = s
+    mutated = {s.target for s in walk_program(p) if isinstance(s, Mutate)}
+    leaves = {i.name for i in p.inputs}
+
+    @functools.lru_cache(maxsize=None)
+    def ok(name: str) -> bool:
+        if name in mutated:
+            return False
+        if name in leaves or name.startswith("self."):
+            return True
+        s = made.get(name)
+        if s is None or count.get(name) != 1 or not _sum_free_op(s.op):
+            return False
+        return all(ok(a.name) for a in s.args if isinstance(a, Ref))
+
+    return [lab for lab, name in zip(output_labels(case), p.outputs) if ok(name)]
 
 
 def _defined(s) -> list[str]:
@@ -226,12 +273,13 @@ def reach_stats(case: Case, stats: dict, records=(), reduce_n=None) -> dict:
         out["caller_write_calls"] = writes
     p = case.program
     has_special = any(getattr(i, "special", False) for i in p.inputs) or \
-        any(isinstance(s, Assign) and s.op == "const:tensor" for s in walk_program(p))
+        any(isinstance(s, Assign) and s.op in SPECIAL_SOURCES for s in walk_program(p))
     if has_special:
         out["special_calls"] = list(range(len(case.calls)))
         out["special_sign_labels"] = sign_labels(case)
         out["special_casts"] = _casts_float_to_int(case)
         out["special_clean"] = special_clean(case)
+        out["special_sum_free"] = sum_free_outputs(case)
     autocast_calls = [k for k, c in enumerate(case.calls) if "autocast" in getattr(c, "caller", ())]
     if autocast_calls:
         out["caller_autocast_calls"] = autocast_calls

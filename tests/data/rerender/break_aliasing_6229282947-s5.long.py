@@ -179,10 +179,8 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
             if kind in ("int", "float"):
                 out.append(scalars[name])
                 continue
-            if kind == "alias":
-                base, view = out[info["of"]], info.get("view", "same")
-                out.append(base if view == "same" else base.transpose(-1, -2) if view == "transposed"
-                           else base[1:] if view == "offset" else base.view(base.shape))
+            if kind == "alias":  # taken once the bases require grad (below)
+                out.append(None)
                 continue
             concrete = [sizes[d] if isinstance(d, str) else d for d in shape]
             if kind in ("list", "tuple", "dict"):
@@ -194,11 +192,25 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
             out.append(make_input(concrete, dtype, layout, seed * 31 + i, device, upcast, perturb, draw,
                                   special=info.get("special", False), perturb_floor=perturb_floor))
     names = [spec[0] for spec in specs]
-    for name in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(requires_grad)):
-        x = out[names.index(name)] if name in names else None
-        if isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not x.is_inference() \
-                and x.is_leaf and not x.requires_grad:
-            x.requires_grad_()
+
+    def leaves_require_grad():
+        for name in dict.fromkeys(tuple(extra.get("requires_grad") or ()) + tuple(requires_grad)):
+            x = out[names.index(name)] if name in names else None
+            if isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not x.is_inference() \
+                    and x.is_leaf and not x.requires_grad:
+                x.requires_grad_()
+    leaves_require_grad()
+    # an alias is a view of its base as autograd sees it: taken before the base required grad,
+    # it would require grad with no path back to the base, and eager's backward would skip what
+    # the base's gradient needs (a saved tensor the program then writes in place)
+    with creation:
+        for i, spec in enumerate(specs):
+            info = spec[4] if len(spec) > 4 else {}
+            if info.get("kind") == "alias":
+                base, view = out[info["of"]], info.get("view", "same")
+                out[i] = (base if view == "same" else base.transpose(-1, -2) if view == "transposed"
+                          else base[1:] if view == "offset" else base.view(base.shape))
+    leaves_require_grad()  # an alias named itself, of a base that does not require grad
     for name, dim, how in extra.get("marks", ()):
         dynamo = __import__("torch._dynamo", fromlist=["mark_dynamic"])
         mark = getattr(dynamo, "maybe_mark_dynamic" if how == "maybe" else "mark_dynamic", None)

@@ -37,3 +37,16 @@ def test_eager_backward_sees_a_saved_tensor_written_after_an_alias_read():
 def test_an_alias_named_itself_of_a_base_without_grad_still_requires_grad():
     x2, x3 = make_inputs(SPECS, {}, 7, requires_grad=("x3",))
     assert not x2.requires_grad and x3.requires_grad
+
+
+def test_output_meta_of_a_split_view_whose_base_was_written_is_reported_not_raised():
+    """CPU seed 1503 (cases 589 and 823): a chunk of a tensor whose base the program then writes in
+    place; reading ``is_leaf`` of that output raises, and the harness error lost both cases."""
+    from fuzzcomp.run.runtime import output_meta
+    base = torch.rand(4, requires_grad=True) * 1
+    a, _b = base.chunk(2)
+    base.add_(1)
+    with pytest.raises(RuntimeError):
+        a.is_leaf  # noqa: B018  (what output_meta used to read)
+    (label, meta), = output_meta((a,), [])
+    assert "leaf=invalid" in meta and label == "alias meta of output tensor 0"

@@ -371,9 +371,18 @@ def output_meta(result, inputs):
     for i, t in enumerate(_tensors(result, [])):
         shares = _storage_key(t) in keys
         out.append((f"alias meta of output tensor {i}",
-                    f"requires_grad={t.requires_grad} leaf={t.is_leaf} inference={t.is_inference()}"
+                    f"requires_grad={t.requires_grad} leaf={_leaf(t)} inference={t.is_inference()}"
                     + (f" view={t._is_view()}" if shares else "")))
     return out
+
+
+def _leaf(t):
+    """``t.is_leaf``, or "invalid" for an output of a multi-output view op (split, chunk) whose
+    base was written in place: autograd refuses to say, and touching it raises."""
+    try:
+        return t.is_leaf
+    except RuntimeError:
+        return "invalid"
 
 
 def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliases=False, grad=False,

@@ -669,8 +669,26 @@ H200_1502_EXPECTED = {
 }
 
 
+#: CPU campaign of seed 1503 (torch 2.13, 30 minutes, a fresh clone after the fixes), every bucket judged
+CPU_1503_EXPECTED = {
+    "aliasing-inductor-48c25e93": "split-outputs-not-views",
+    "aliasing-inductor-a9cbade6": "noop-removal-output-aliases-input",
+    "compile-crash-capture-22bba8fc": "cond-output-stride-max",
+    "compile-crash-inductor-1de55c3f": "aliased-inputs-mul-three-args",
+    "compile-crash-inductor-4653b561": "adaptive-avgpool-dynamic-window",  # interpolate mode='area' lowers to _adaptive_avg_pool2d
+    "compile-crash-inductor-5b1d01dc": "index-propagation-nan-not-comparable",
+    "mutation-autograd-c9cd7d6e": "deterministic-set-inside",
+    "mutation-autograd-d042478a": "default-dtype-set-inside",
+    "numeric-inductor-5146ba76": "cpu-vectorized-remainder-inf-divisor",
+    "runtime-crash-autograd-6fedd03f": "synthetic-base-output-view-regenerated",  # new then: #198095's shared base, listed after judging
+    "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+    "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
+}
+
+
 @pytest.mark.parametrize("name, torch_version, expected", [
     ("h200_campaign_1502_buckets.json", "2.11.0+cu130", H200_1502_EXPECTED),
+    ("cpu_campaign_1503_buckets.json", "2.13.0+cpu", CPU_1503_EXPECTED),
     ("h200_campaign_1501_buckets.json", "2.11.0+cu130", H200_1501_EXPECTED),
     ("cpu_campaign_1501_buckets.json", "2.13.0+cpu", CPU_1501_EXPECTED)])
 def test_every_bucket_of_the_1501_and_1502_campaigns_gets_the_entry_a_maintainer_gave_it(name, torch_version, expected):

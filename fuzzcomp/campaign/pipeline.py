@@ -174,11 +174,12 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
         # first the knock-outs: one probe per need of the rule instead of a minimisation
         t_label = time.monotonic()
         verdict, n = knockout_check(worker, case, key, known, timeout_s, phase_limits, deadline)
+        took = round(time.monotonic() - t_label, 1)
         info["label_check"] = {"how": "knock-out", "says": verdict or "cannot tell", "probes": n,
-                               "seconds": round(time.monotonic() - t_label, 1)}
+                               "seconds": took}
         if verdict == "known":  # every need of the rule is necessary: the entry's bug, no minimisation
             minimize = False
-            info.update(minimize_s=round(time.monotonic() - t_label, 1), probes=n)
+            info.update(minimize_s=took, probes=n)
         elif verdict == "new":  # the bug outlives a need of the rule: not that entry's bug
             info["known"], label_check, budget_s, refuted = False, False, full_budget_s, True
     if minimize and worker is not None:

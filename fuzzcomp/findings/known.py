@@ -320,18 +320,24 @@ def _view_ops() -> frozenset[str]:
     return frozenset(s.name for s in VIEW if s.family == "view")
 
 
-def _writes_an_input(program) -> bool:
-    """Some in-place statement of the main body writes an input or a view of one (a root cause
-    such as "backward recomputes a read of an input the forward overwrote" needs exactly that)."""
+def input_writes(program) -> list:
+    """The in-place statements of the main body (at any depth, in order) that write an input or
+    a view of one: what ``input:written`` names, and what a knock-out of it deletes."""
     from fuzzcomp.generators.ir import Assign, Mutate, Ref, walk
-    views, names = _view_ops(), {i.name for i in program.inputs}
+    views, names, out = _view_ops(), {i.name for i in program.inputs}, []
     for st in walk(program.body):
         if isinstance(st, Assign) and st.op in views and any(
                 isinstance(a, Ref) and a.name in names for a in st.args[:1]):
             names.add(st.out)
         elif isinstance(st, Mutate) and st.target in names:
-            return True
-    return False
+            out.append(st)
+    return out
+
+
+def _writes_an_input(program) -> bool:
+    """Some in-place statement of the main body writes an input or a view of one (a root cause
+    such as "backward recomputes a read of an input the forward overwrote" needs exactly that)."""
+    return bool(input_writes(program))
 
 
 def identity(key: BucketKey, program, device: str) -> Identity:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 
-from fuzzcomp.generators.ir import Assign, Case, Mutate, Program, Ref, walk, walk_program
+from fuzzcomp.findings.known import input_writes
+from fuzzcomp.generators.ir import Assign, Case, Mutate, Ref, walk, walk_program
 from fuzzcomp.reduce.ir_edits import with_program
 from fuzzcomp.reduce.passes_structure import _map_bodies
 from fuzzcomp.reduce.typecheck import retype
@@ -37,24 +38,9 @@ def needs_of(ops_all, ops_any) -> list[tuple[str, ...]]:
     return out + [ops] if ops else out
 
 
-def _view_ops() -> frozenset[str]:
-    from fuzzcomp.generators.ops_view import VIEW
-    return frozenset(s.name for s in VIEW if s.family == "view")
-
-
 def _matches(op: str, globs) -> bool:
     op = op.removeprefix("branch:")
     return any(fnmatch.fnmatchcase(op, g) for g in globs)
-
-
-def _names_written(p: Program, view_ops) -> set[str]:
-    """Inputs and every view of one the main body takes (at any depth)."""
-    names = {i.name for i in p.inputs}
-    for s in walk(p.body):
-        if isinstance(s, Assign) and s.op in view_ops and any(
-                isinstance(a, Ref) and a.name in names for a in s.args[:1]):
-            names.add(s.out)
-    return names
 
 
 class _CannotGo(Exception):
@@ -80,10 +66,9 @@ def _without(case: Case, drop_assign, drop_mutate) -> Case:
     return with_program(case, body=prog.body)
 
 
-def knock_out(case: Case, globs: tuple[str, ...], view_ops=None) -> Case | None:
+def knock_out(case: Case, globs: tuple[str, ...]) -> Case | None:
     """The case without ``globs`` (ops or one undoable marker), re-typed; None if it cannot."""
     p = case.program
-    view_ops = _view_ops() if view_ops is None else view_ops
     if globs == ("input:alias",):
         if not any(i.kind == "alias" for i in p.inputs):
             return None
@@ -97,8 +82,8 @@ def knock_out(case: Case, globs: tuple[str, ...], view_ops=None) -> Case | None:
                                                 for i in p.inputs))
     else:
         if globs == ("input:written",):
-            names = _names_written(p, view_ops)
-            drop_a, drop_m = (lambda s: False), (lambda s: s.target in names)
+            writes = input_writes(p)
+            drop_a, drop_m = (lambda s: False), (lambda s: s in writes)
         else:
             drop_a = drop_m = (lambda s: _matches(s.op, globs))
         if not any(isinstance(s, (Assign, Mutate)) and (drop_a(s) if isinstance(s, Assign) else drop_m(s))
@@ -108,23 +93,23 @@ def knock_out(case: Case, globs: tuple[str, ...], view_ops=None) -> Case | None:
             cand = _without(case, drop_a, drop_m)
         except _CannotGo:
             return None
-        left = [s for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate)) and (
-            drop_a(s) if isinstance(s, Assign) else drop_m(s))]
+        left = input_writes(cand.program) if globs == ("input:written",) else [
+            s for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate)) and _matches(s.op, globs)]
         if left:
-            return None  # a named op survives (in a helper or a module's forward)
+            return None  # a named op survives (in a helper or a module's forward), or a write does
     if retype(p) is None:  # the original is not modelled on meta tensors: the probe decides
         return cand
     typed = retype(cand.program)
     return None if typed is None else dataclasses.replace(cand, program=typed)
 
 
-def knockouts(case: Case, needs: list[tuple[str, ...]], view_ops=None) -> list[Case] | None:
+def knockouts(case: Case, needs: list[tuple[str, ...]]) -> list[Case] | None:
     """One knock-out per need, or None when any need cannot be knocked out (or there is none)."""
     if not needs:
         return None
     out = []
     for globs in needs:
-        cand = knock_out(case, globs, view_ops)
+        cand = knock_out(case, globs)
         if cand is None:
             return None
         out.append(cand)

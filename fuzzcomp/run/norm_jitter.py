@@ -148,14 +148,12 @@ class NormJitter(TorchFunctionMode):
             n *= x.shape[d]
         if n - c <= 0 or x.numel() == 0:
             return out
-        acc = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
         mean = x.detach().double().mean(dims, keepdim=True)
         total = (x.double() - mean).sum(dims, keepdim=keepdim)
         total = total - total.detach()  # value 0: only its gradient counts
         if not keepdim:
             mean = mean.sum(dims)  # one element per row: drops the reduced dims
-        noise = (torch.rand(mean.shape, generator=self.gen, dtype=torch.float64) * 2 - 1).to(x.device)
-        move = mean * (self.perturb * max(torch.finfo(acc).eps, self.floor)) * noise
+        move = self._move(mean, x)
         var = std.double() ** 2 + (n * move * move - 2 * move * total) / (n - c)
         moved = var.detach() > 0
         safe = torch.sqrt(torch.where(moved, var, torch.ones_like(var)))
@@ -166,8 +164,12 @@ class NormJitter(TorchFunctionMode):
         xd = x.double()
         mean = xd.mean(dims, keepdim=True)
         var = xd.var(dims, unbiased=False, keepdim=True)
+        return -self._move(mean, x) * torch.rsqrt(var + eps)
+
+    def _move(self, mean, x):
+        """How far each row's ``mean`` moves: ``perturb`` relative epsilons of the type ``x`` is
+        reduced in, at least the inputs' floor (seeded noise in [-1, 1], one draw per row). Half
+        inputs are reduced in float32 (eager and Inductor alike): the mean's rounding is float32's."""
         noise = (torch.rand(mean.shape, generator=self.gen, dtype=torch.float64) * 2 - 1).to(x.device)
-        # half inputs are normalised in float32 (eager and Inductor alike): the mean's rounding is float32's
         acc = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
-        moved = mean * (self.perturb * max(torch.finfo(acc).eps, self.floor)) * noise
-        return -moved * torch.rsqrt(var + eps)
+        return mean * (self.perturb * max(torch.finfo(acc).eps, self.floor)) * noise

@@ -377,3 +377,41 @@ def test_the_half_witness_never_clears_a_value_compiled_made_non_finite():
         return None, []
     kept = half_witness(fake, obs, [nan, off], opts, strict_check)
     assert kept == [nan] and len(obs.stats["half_witness"]["dropped"]) == 1
+
+
+# ---- the wide loss through torch.cond (H200 seed 1503004588) ----------------------------------
+def _cond_program(x):
+    a = torch.exp(x)
+    y = x * a                                   # saves a for backward
+    z = torch.cond((x > 0).any(), lambda v: v.sin(), lambda v: v.cos(), (a,))
+    a.mul_(2)                                   # backward through y is now invalid
+    return x + y.detach() + z.detach()
+
+
+def test_the_wide_loss_runs_through_torch_cond():
+    """torch.cond traces its branches with Dynamo even in eager, through the wide run's function
+    mode: the mode must step aside there, or the wide run fails with cond's own refusal and
+    the saved-tensor error compiled raises at compile time is never matched (a false crash)."""
+    from fuzzcomp.run.execute import _wide_loss
+    x = torch.rand(3).requires_grad_()
+    result, seen = _wide_loss(_cond_program)(x)
+    assert any(t.grad_fn is not None and "Mul" in type(t.grad_fn).__name__ for t in seen)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch.autograd.backward([result] + seen, [torch.ones_like(t) for t in [result] + seen])
+
+
+@pytest.mark.slow
+def test_a_cond_program_with_an_overwritten_saved_tensor_is_parity_not_a_crash():
+    """The minimised program of H200 bucket compile-crash-autograd-b54c7ed4: a tensor hypot saved
+    is written in place, torch.cond and a data-dependent branch follow, no output needs it.
+    Compiled (aot_eager too) refuses it at compile time; eager with the wide loss raises the same."""
+    from fuzzcomp.findings.store import case_from_json
+    from pathlib import Path
+    import json
+    c = case_from_json(json.loads((Path(__file__).parent / "data" / "h200_1503_cond_wide_loss_case.json")
+                                  .read_text()))
+    c = replace(c, compile=replace(c.compile, device="cpu", backend="aot_eager"))
+    obs, verdicts = check(c, QUICK)
+    assert obs.eager_valid and obs.calls[0].compiled.error is not None
+    assert obs.calls[0].eager_wide.error is not None and obs.calls[0].eager_wide.error[2].startswith("backward: ")
+    assert not verdicts, verdicts

@@ -395,6 +395,13 @@ def _wide_loss(fn):
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
+            if torch.compiler.is_compiling():
+                # inside a higher-order op (torch.cond traces its branches with Dynamo even in
+                # eager, through this mode): reading grad_fn there is a graph break the op
+                # refuses, so the wide run failed on every cond program and its compiled crash
+                # of the saved-tensor class was filed as a bug (H200 seed 1503004588); the op's
+                # outputs are collected outside, where it returns
+                return out
             for t in out if isinstance(out, (tuple, list)) else (out,):
                 if isinstance(t, torch.Tensor) and t.grad_fn is not None and t.dtype.is_floating_point:
                     self.seen.append(t)

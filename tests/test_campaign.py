@@ -470,7 +470,7 @@ def test_every_reduction_probe_ends_by_the_minimisation_budget(tmp_path, monkeyp
         pred(case_)  # one probe
         return case_, ReduceStats(probes=1)
     monkeypatch.setattr(pipeline, "minimise", fake_minimise)
-    monkeypatch.setattr(pipeline, "probe_keys", lambda w, case, t, lim=(None, None), deadline=None:
+    monkeypatch.setattr(pipeline, "probe_keys", lambda w, case, t, lim=(None, None), deadline=None, fix=None:
                         deadlines.append(deadline) or (True, set(), []))
     monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
     monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: {"confirmed": True})
@@ -504,3 +504,63 @@ def test_a_late_minimisation_keeps_time_for_its_fresh_process_check(tmp_path, mo
     _join_all(c, [])
     reserve = 1.25 * 7.0 + 5.0   # the measured mean, with its margin
     assert len(seen) == 2 and end - reserve - 1.0 <= seen[1] <= end - reserve + 0.01
+
+
+@pytest.mark.parametrize("outcome", ["closes", "stays", "closes-by-chance"])
+def test_an_unclaimed_finding_runs_under_each_candidate_entrys_fix(tmp_path, monkeypatch, outcome):
+    """No rule claims the finding, but an entry of its symptom has a fix probe: the program runs
+    under that fix. Clean there, and still failing without it: the entry's bug in a form its rule
+    misses (H200 seed 1503 had two), labelled known and not minimised. Still failing under the
+    fix: new, minimised and confirmed. Clean under the fix but also clean without it: chance,
+    not the fix, so new."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.campaign import pipeline
+    from fuzzcomp.findings.known import forget_cache
+    from fuzzcomp.findings.triage import bucket_of
+    from fuzzcomp.reduce.minimise import ReduceStats
+    corpus = tmp_path / "reg"
+    corpus.mkdir()
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
+        {"id": "noop-family", "title": "noop removal", "issue": "https://x/9", "state": "open",
+         "fix_probe": "no_noop_removal",
+         "match": {"symptoms": ["numeric"], "ops_all": ["torch.no_such_op"]}},
+        {"id": "other-symptom", "title": "crash", "fix_probe": "expand_reindex_provably_one",
+         "match": {"symptoms": ["compile-crash"], "ops_all": ["torch.no_such_op"]}}]}))
+    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
+    forget_cache()
+    case = generate(3)
+    verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(case, [verdict], 0)
+    fid = c.queue[0][-1]
+    fixes, budgets, checks = [], [], []
+
+    def fake_probe(worker, cand, *a, fix=None, **k):
+        fixes.append(fix)
+        shows = (True, {bucket_of(verdict)}, [verdict])
+        if fix is not None:
+            return shows if outcome == "stays" else (True, set(), [])
+        return (True, set(), []) if outcome == "closes-by-chance" else shows
+
+    def fake_minimise(case_, pred, budget_s, **kw):
+        budgets.append(budget_s)
+        return case_, ReduceStats(probes=1)
+    monkeypatch.setattr(pipeline, "probe_keys", fake_probe)
+    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
+    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
+    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: checks.append(1) or {"confirmed": True})
+    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
+    assert info["label_check"]["how"] == "fix probe"
+    assert fixes[0] == "no_noop_removal" and "expand_reindex_provably_one" not in fixes  # its symptom only
+    if outcome == "closes":
+        assert info["known"]["id"] == "noop-family" and info["known"]["matched_by"] == "fix probe"
+        assert fixes == ["no_noop_removal", None] and budgets == [] and checks == []
+        assert "fix probe" in info["repro_says"]
+    else:
+        assert info["known"] is False and budgets == [120] and checks == [1]
+        assert info["label_check"]["says"] == "new"
+    # the report says what the run settled: no rule of the registry names this finding
+    b = summarise(Store(c.store.root))["buckets"][bucket_of(verdict).slug()]
+    assert (b["known"] and b["known"]["id"]) == ("noop-family" if outcome == "closes" else False)
+    forget_cache()

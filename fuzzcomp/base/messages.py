@@ -30,6 +30,7 @@ class Job:
     target: Verdict | None = None  # LOCALISE: the finding whose stage is wanted
     compile_timeout_s: float | None = None  # the most one compilation (Dynamo + backend) may take
     run_timeout_s: float | None = None      # the most one eager or compiled run of a call may take
+    fix: str | None = None                  # CHECK under this fix probe (fuzzcomp.run.fix_probes)
 
 
 @dataclass

@@ -56,14 +56,18 @@ def _limit(timeout_s: float, deadline: float | None) -> float:
 
 
 def probe_keys(worker: Worker, case: Case, timeout_s: float, phase_limits=(None, None),
-               deadline: float | None = None) -> tuple[bool, set[BucketKey], list]:
+               deadline: float | None = None, fix: str | None = None) -> tuple[bool, set[BucketKey], list]:
     """Run one case in isolation: (eager valid?, bucket keys seen, verdicts).
 
     ``phase_limits`` = (compile, run) seconds: the worker's per-phase timeouts (see worker.py).
+    ``fix``: run it under that fix probe (``fuzzcomp.run.fix_probes``).
     """
     compile_s, run_s = phase_limits
     r = worker.run(Job(next(_ids), CHECK, case, _limit(timeout_s, deadline), compile_timeout_s=compile_s,
-                       run_timeout_s=run_s))
+                       run_timeout_s=run_s, fix=fix))
+    if fix is not None:  # a harness error under a fix (a torch without what it patches) says nothing
+        return (r.status == DONE and r.valid), ({bucket_of(v) for v in r.verdicts} if r.status == DONE
+                                                else set()), (r.verdicts if r.status == DONE else [])
     if r.status == DONE:
         return r.valid, {bucket_of(v) for v in r.verdicts}, r.verdicts
     if needs_eager_rerun(r):
@@ -182,8 +186,25 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
             info.update(minimize_s=took, probes=n)
         elif verdict == "new":  # the bug outlives a need of the rule: not that entry's bug
             info["known"], label_check, budget_s, refuted = False, False, full_budget_s, True
+    if minimize and worker is not None and known is None and ":" not in case.compile.backend and not late():
+        # no rule claims it: is it a registered root cause in another form? (the entries' fixes)
+        t_label = time.monotonic()
+        by = t_label + budget_s if deadline is None else min(deadline, t_label + budget_s)  # within its budget
+        fixed = fix_probe_check(worker, case, key, timeout_s, phase_limits, by)
+        if fixed is not None:
+            took = round(time.monotonic() - t_label, 1)
+            entry = fixed["entry"]
+            info["label_check"] = {"how": "fix probe", "says": "known" if entry else "new",
+                                   "probes": fixed["probes"], "seconds": took, "closed_by": fixed["closed_by"]}
+            if entry is not None:  # its entry's fix closes it: that entry's bug, no minimisation
+                from fuzzcomp.findings.known import Match
+                info["known"] = label(Match(entry, "fix probe"))
+                minimize = False
+                info.update(minimize_s=took, probes=fixed["probes"])
+        else:
+            t_label = None
     if minimize and worker is not None:
-        t0 = time.monotonic() if t_label is None else t_label  # the knock-outs count as its reduction
+        t0 = time.monotonic() if t_label is None else t_label  # the label checks count as its reduction
         if deadline is not None:
             budget_s = max(1.0, min(budget_s, deadline - time.monotonic()))
         # each probe is cut to the budget's end too: checked only between probes, one slow compile
@@ -221,8 +242,10 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     info["dedup"] = dedup_key(key, case.program)
     if "minimize_s" in info and info["known"]:  # still the known bug: its entry is the report, no re-check
         verify = False
-        how = "by knock-out (the bug needs each op its rule names)" if info.get(
-            "label_check", {}).get("says") == "known" else "on the minimised program"
+        check = info.get("label_check", {})
+        how = "on the minimised program" if check.get("says") != "known" else \
+            "by knock-out (the bug needs each op its rule names)" if check.get("how") == "knock-out" else \
+            "by its fix probe (the entry's fix closes it)"
         info["repro_says"] = f"known bug {info['known']['id']}: label checked {how}, not re-checked " \
                              f"({info['known']['advice']})"
     repro = store.path(fid, "repro.py")
@@ -352,6 +375,37 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
         if key in keys:
             return "new", n
     return "known", n
+
+
+def fix_probe_check(worker: Worker, case: Case, key: BucketKey, timeout_s: float,
+                    phase_limits=(None, None), deadline: float | None = None, registry=None) -> dict | None:
+    """Is an unclaimed finding a registered root cause in a form no rule names? Its program runs
+    under the fix probe of each entry that could explain its symptom and stage: an entry whose
+    fix leaves the program clean (valid, no verdict at all) closes it. Then one run without any
+    fix must still show the bucket, so the fix, not chance, made the difference. Returns None when
+    no entry has a probe, else {"entry": KnownBug or None, "closed_by": [ids], "probes": n}; where
+    several fixes close it (a probe that turns off a whole pass), the entry is the first of them."""
+    from fuzzcomp.findings.known import default_registry
+    reg = registry or default_registry()
+    cands = reg.fix_candidates(key.symptom, key.stage)
+    if not cands:
+        return None
+    closed, n, tried = [], 0, {}
+    for bug in cands:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        if bug.fix_probe not in tried:
+            n += 1
+            valid, _keys, verdicts = probe_keys(worker, case, timeout_s, phase_limits, deadline, fix=bug.fix_probe)
+            tried[bug.fix_probe] = valid and not verdicts
+        if tried[bug.fix_probe]:
+            closed.append(bug)
+    entry = None
+    if closed and (deadline is None or time.monotonic() < deadline):
+        n += 1
+        _valid, keys, _ = probe_keys(worker, case, timeout_s, phase_limits, deadline)
+        entry = closed[0] if key in keys else None
+    return {"entry": entry, "closed_by": [b.id for b in closed], "probes": n}
 
 
 def costs_nothing(store: Store, fid: str, known) -> bool:

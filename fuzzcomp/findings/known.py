@@ -35,7 +35,7 @@ REGISTRY_NAME = "known_bugs.json"
 STATES = ("open", "closed")
 _RULE_KEYS = {"symptoms", "signature", "ops_all", "ops_any", "device", "stages", "label_check"}
 _ENTRY_KEYS = {"id", "title", "root_cause", "issue", "state", "fix_pr", "fixed_in", "affected", "repro",
-               "buckets", "match", "searched", "searched_on", "notes", "related", "trigger"}
+               "buckets", "match", "searched", "searched_on", "notes", "related", "trigger", "fix_probe"}
 _TRIGGER_KEYS = {"ops", "caps", "kinds"}  # generator op globs, reach capabilities, structure kinds
 
 
@@ -96,6 +96,7 @@ class KnownBug:
     notes: str = ""
     related: tuple[str, ...] = ()          # upstream threads that resemble it without being it
     trigger: dict | None = None            # what generation needs to hit it (campaign.novelty)
+    fix_probe: str | None = None           # a candidate fix (fuzzcomp.run.fix_probes) that closes it
 
     @property
     def rule(self) -> Rule | None:
@@ -128,7 +129,7 @@ class Identity:
 @dataclass(frozen=True)
 class Match:
     bug: KnownBug
-    how: str                               # "bucket" (seen under this identity) or "rule"
+    how: str                               # "bucket" (seen under this identity), "rule" or "fix probe"
     regression: bool = False               # the running torch has its fix: a rediscovery is news
     rule: "Rule | None" = None             # the rule that held (an entry may have several)
 
@@ -186,6 +187,14 @@ def _trigger(data, where: str) -> dict | None:
     return {k: _strs(v, f"{where}.trigger.{k}") for k, v in data.items()}
 
 
+def _fix_probe(name, where: str) -> str | None:
+    from fuzzcomp.run.fix_probes import NAMES
+    if name is not None and name not in NAMES:
+        raise RegistryError(f"{where}: fix_probe {name!r} is not a probe of fuzzcomp.run.fix_probes "
+                            f"({', '.join(sorted(NAMES))})")
+    return name
+
+
 def entry_from_json(data: dict, where: str) -> KnownBug:
     if not isinstance(data, dict):
         raise RegistryError(f"{where}: an entry is an object")
@@ -212,7 +221,7 @@ def entry_from_json(data: dict, where: str) -> KnownBug:
                    searched=_strs(data.get("searched"), where + ".searched"),
                    searched_on=data.get("searched_on"), notes=data.get("notes", ""),
                    related=_strs(data.get("related"), where + ".related"),
-                   trigger=_trigger(data.get("trigger"), where))
+                   trigger=_trigger(data.get("trigger"), where), fix_probe=_fix_probe(data.get("fix_probe"), where))
     if not bug.buckets and not bug.rules:
         raise RegistryError(f"{where}: needs 'buckets' or 'match', or nothing can match it")
     return bug
@@ -245,6 +254,14 @@ class Registry:
         if live:
             return live[0]
         return Match(hits[0].bug, hits[0].how, regression=True, rule=hits[0].rule) if hits else None
+
+    def fix_candidates(self, symptom: str, stage: str) -> list[KnownBug]:
+        """Entries with a fix probe that could explain a finding of this symptom and stage: the
+        running torch can show them, and some rule of theirs names the symptom and stage (a
+        rule naming none names every one). Their probes ask whether the fix closes the finding."""
+        def fits(r) -> bool:
+            return (not r.symptoms or symptom in r.symptoms) and (not r.stages or stage in r.stages)
+        return [b for b in self.bugs if b.fix_probe and self.applies(b) and (not b.rules or any(map(fits, b.rules)))]
 
     def get(self, bug_id: str) -> KnownBug | None:
         return next((b for b in self.bugs if b.id == bug_id), None)

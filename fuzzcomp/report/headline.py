@@ -52,6 +52,23 @@ def _case_of(store, fid: str, fallback):
     return fallback
 
 
+def _worker_label(store, fid: str):
+    """The label a run of the finding settled (``status.json``): a knock-out that refuted its
+    rule (False), or an entry's fix probe that closed it (that entry); None: ask the registry."""
+    try:
+        st = json.loads(store.path(fid, "status.json").read_text())
+    except (OSError, ValueError):
+        return None
+    check = st.get("label_check") if isinstance(st, dict) else None
+    if not isinstance(check, dict):
+        return None
+    if check.get("how") == "knock-out" and check.get("says") == "new":
+        return False
+    if check.get("how") == "fix probe" and check.get("says") == "known" and isinstance(st.get("known"), dict):
+        return st["known"]
+    return None
+
+
 def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_version: str | None) -> dict:
     """See the module doc. ``cases``/``keys``: finding id -> its case and BucketKey;
     ``torch_version``: the campaign's (a report rebuilt under another torch keeps its labels)."""
@@ -65,7 +82,9 @@ def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_versio
         fid = rep[1] if len(rep) > 2 else b["findings"][0]
         if fid not in cases:
             fid = b["findings"][0]
-        b["known"] = label(claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version))
+        m = claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version)
+        settled_here = _worker_label(store, fid)  # a bucket the registry lists (`fuzzcomp link`) wins
+        b["known"] = label(m) if settled_here is None or (m is not None and m.how == "bucket") else settled_here
         b["severity"] = rank(b["symptom"])
         b["notes"] = _notes(b)
         b["minimise_s"] = round(sum(spent.get(f, 0.0) for f in b["findings"]), 1)

@@ -127,7 +127,9 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
             return
         try:
             if job.kind == CHECK:
-                obs, verdicts = signals.checked(check, job.case, ExecOptions(strict_precision=settings.strict_precision))
+                with _fix_context(job):
+                    obs, verdicts = signals.checked(check, job.case,
+                                                    ExecOptions(strict_precision=settings.strict_precision))
                 result = JobResult(job.id, DONE, obs.eager_valid, verdicts, obs.stats, obs.timings)
             elif job.kind == EAGER_ONLY:
                 obs = observe(job.case, eager_only=True)
@@ -145,6 +147,16 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
         if poisoned:  # every later CUDA call of this process fails: the parent restarts us
             result.stats = dict(result.stats or {}, cuda_poisoned=poisoned)
         conn.send(result)
+
+
+def _fix_context(job):
+    """The job's fix probe (``fuzzcomp.run.fix_probes``) around its check, or nothing."""
+    import contextlib
+    fix = getattr(job, "fix", None)
+    if not fix:
+        return contextlib.nullcontext()
+    from fuzzcomp.run.fix_probes import apply
+    return apply(fix)
 
 
 def _cuda_poisoned(torch) -> str:

@@ -1,0 +1,125 @@
+"""Fix probes: a candidate fix of one registered root cause, applied for one probe in a worker.
+
+Contract: ``apply(name)`` returns a context manager that patches the running torch with the fix
+named ``name`` (a key of ``PROBES``) and restores every patched attribute on exit. It raises
+``FixProbeUnavailable`` where this torch lacks what the fix replaces (private APIs move between
+releases). ``NAMES`` lists the probes a registry entry may name (``fix_probe``).
+
+Why: ARCHITECTURE's identity rule is "two findings share a bucket exactly when one fix would
+close both". A registry rule (symptom, message, op globs) only approximates that, and a root
+cause that comes back through another op or symptom slips past it (H200 seed 1503: #195451 as an
+input-shape mutation, the symbolic-one expand through a broadcasting add). A fix probe asks the
+question itself: the finding's program is run again with the entry's fix in place, and a bug
+that goes away (and still shows without the fix) is that entry's bug.
+
+Each fix is our own few lines, written from the diagnosis in its registry entry; it changes only
+what the diagnosis names. A fix that disables a whole pass (``no_noop_removal``) closes every bug
+of that pass: entries naming it say so, and where several probes close a finding the caller
+treats it as ambiguous.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+
+
+class FixProbeUnavailable(RuntimeError):
+    """The running torch lacks what the fix replaces."""
+
+
+def _resolve(path: str):
+    """(owner object, attribute) for ``package.module:Attr.sub`` (raises FixProbeUnavailable)."""
+    mod_name, _, attr_path = path.partition(":")
+    try:
+        owner = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise FixProbeUnavailable(f"{mod_name}: {e}") from None
+    parts = attr_path.split(".")
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+        if owner is None:
+            raise FixProbeUnavailable(f"{path}: no {part}")
+    if not hasattr(owner, parts[-1]):
+        raise FixProbeUnavailable(f"{path}: no {parts[-1]}")
+    return owner, parts[-1]
+
+
+@contextlib.contextmanager
+def _patched(replacements: dict):
+    """Set each ``path -> factory(original)`` for the block; restore the originals after."""
+    saved = []
+    try:
+        for path, factory in replacements.items():
+            owner, attr = _resolve(path)
+            original = getattr(owner, attr)
+            saved.append((owner, attr, original))
+            setattr(owner, attr, factory(original))
+        yield
+    finally:
+        for owner, attr, original in reversed(saved):
+            setattr(owner, attr, original)
+
+
+def _expand_reindex_provably_one():
+    """expand-symbolic-one-reindex: ``ExpandView.make_reindexer`` zeroes the index of a source
+    dim only when its size is literally 1; a symbolic size equal to 1 ((2*s - 1)//s, from
+    embedding_bag's offsets or arange(0, n, n)) keeps the index, and reads past the buffer. The
+    fix zeroes every dim the size variables prove to be 1."""
+    import sympy
+    sizevars = importlib.import_module("torch._inductor.sizevars")
+    if not hasattr(getattr(sizevars, "SizeVarAllocator", None), "is_size_one_or_false"):
+        raise FixProbeUnavailable("torch._inductor.sizevars.SizeVarAllocator.is_size_one_or_false")
+
+    def factory(original):
+        def make_reindexer(self):
+            from torch._inductor.virtualized import V
+            target, actual = self.get_size(), self.data.get_size()
+            skip = len(target) - len(actual)
+            one = V.graph.sizevars.is_size_one_or_false
+
+            def reindex(index):
+                index = list(index[skip:])
+                for i in range(len(actual)):
+                    if one(actual[i]):
+                        index[i] = sympy.S.Zero
+                return index
+            return reindex
+        return make_reindexer
+    return _patched({"torch._inductor.ir:ExpandView.make_reindexer": factory})
+
+
+def _no_noop_removal():
+    """The noop-removal family (#195451, #197893, #198131): Inductor's post-grad pass drops a
+    clone or copy it takes for a no-op, and the result is the graph input itself. The probe
+    turns the pass off: it closes every bug of that pass, so it is shared by those entries."""
+    return _patched({"torch._inductor.fx_passes.post_grad:remove_noop_ops": lambda original: lambda graph: None})
+
+
+PROBES = {
+    "expand_reindex_provably_one": _expand_reindex_provably_one,
+    "no_noop_removal": _no_noop_removal,
+}
+NAMES = frozenset(PROBES)
+
+
+@contextlib.contextmanager
+def _no_compile_caches():
+    """A cached graph was compiled without the fix: with the FX-graph or AOT autograd cache on, a
+    probe would replay the buggy code and never see the fix (measured: the pytest process, whose
+    caches are on, kept the bug under the fix; workers run with both caches off anyway)."""
+    import torch._functorch.config as functorch_config
+    import torch._inductor.config as inductor_config
+    with contextlib.ExitStack() as stack:
+        if hasattr(inductor_config, "fx_graph_cache"):
+            stack.enter_context(inductor_config.patch(fx_graph_cache=False))
+        if hasattr(functorch_config, "enable_autograd_cache"):
+            stack.enter_context(functorch_config.patch(enable_autograd_cache=False))
+        yield
+
+
+@contextlib.contextmanager
+def apply(name: str):
+    """The context manager of fix ``name`` (KeyError for a name no probe has), compile caches off."""
+    probe = PROBES[name]
+    with _no_compile_caches(), probe():
+        yield

@@ -1,0 +1,109 @@
+"""Fix probes (fuzzcomp.run.fix_probes): an entry's candidate fix closes its root cause in any
+form, leaves other bugs alone, and leaves torch as it found it."""
+import json
+
+import pytest
+import torch
+
+from fuzzcomp.findings.known import RegistryError, entry_from_json
+from fuzzcomp.generators.ir import Assign, Input, Program, Ref, TensorType
+from fuzzcomp.run import fix_probes
+
+from oracle_cases import case
+
+
+def test_a_probe_restores_what_it_patched():
+    import torch._inductor.fx_passes.post_grad as pg
+    import torch._inductor.ir as ir
+    before = (pg.remove_noop_ops, ir.ExpandView.make_reindexer)
+    with fix_probes.apply("no_noop_removal"):
+        assert pg.remove_noop_ops is not before[0]
+    with fix_probes.apply("expand_reindex_provably_one"):
+        assert ir.ExpandView.make_reindexer is not before[1]
+    with pytest.raises(ZeroDivisionError):  # restored on the way out of an error too
+        with fix_probes.apply("no_noop_removal"):
+            1 / 0
+    assert (pg.remove_noop_ops, ir.ExpandView.make_reindexer) == before
+
+
+def test_an_entry_names_only_a_probe_that_exists():
+    entry = {"id": "x", "title": "t", "buckets": ["b"], "fix_probe": "no_noop_removal"}
+    assert entry_from_json(entry, "e").fix_probe == "no_noop_removal"
+    with pytest.raises(RegistryError, match="fix_probe 'nope'"):
+        entry_from_json(dict(entry, fix_probe="nope"), "e")
+
+
+def test_the_registry_names_its_probes_on_the_entries_they_close():
+    from fuzzcomp.findings.known import default_registry
+    reg = default_registry("2.13.0+cpu")
+    named = {b.id: b.fix_probe for b in reg.bugs if b.fix_probe}
+    assert named["expand-symbolic-one-reindex"] == "expand_reindex_provably_one"
+    assert named["generalized-scatter-output-aliases-input"] == "no_noop_removal"
+    # candidates follow the symptom and stage of the finding
+    ids = {b.id for b in reg.fix_candidates("numeric", "inductor")}
+    assert "expand-symbolic-one-reindex" in ids and "generalized-scatter-output-aliases-input" not in ids
+    assert "generalized-scatter-output-aliases-input" in {b.id for b in reg.fix_candidates("mutation", "inductor")}
+    assert not reg.fix_candidates("recompile", "capture")
+
+
+def _embedding_bag_broadcast():
+    """H200 seed 1503's root cause on CPU (the judge's reduction): embedding_bag's bag count is
+    traced as (2*s - 1)//s under dynamic shapes, and x + v.sum(-1).sin() expands it over s."""
+    x, w = TensorType(("s0",), "float32"), TensorType((10, 8), "float32")
+    v, s = TensorType((1, 8), "float32"), TensorType((1,), "float32")
+    return Program((Input("x", x), Input("w", w)),
+                   (Assign("v", "torch.nn.functional.embedding_bag",
+                           "torch.nn.functional.embedding_bag({}.long().abs().remainder(10).reshape(1, -1), {}, "
+                           "mode='mean')", (Ref("x"), Ref("w")), v),
+                    Assign("t", "torch.sin", "torch.sin({}.sum(-1))", (Ref("v"),), s),
+                    Assign("y", "torch.add", "torch.add({}, {})", (Ref("x"), Ref("t")), x)),
+                   ("y",), ("s0",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend, fix, flagged", [
+    ("inductor", None, True),                                    # the bug
+    ("inductor", "expand_reindex_provably_one", False),          # its entry's fix closes it
+    ("inductor", "no_noop_removal", True),                       # another entry's fix does not
+    ("fuzzcomp.planted:perturb_mul", "expand_reindex_provably_one", True),  # nor does it hide a planted fault
+])
+def test_the_fix_probe_closes_its_root_cause_and_nothing_else(backend, fix, flagged):
+    from fuzzcomp.judge.check import check
+    from fuzzcomp.run.execute import ExecOptions
+    prog = _embedding_bag_broadcast()
+    if backend != "inductor":  # a program with a mul for the planted fault to perturb
+        prog = Program(prog.inputs, prog.body + (Assign("z", "torch.mul", "torch.mul({}, 3.0)", (Ref("y"),),
+                                                        prog.body[-1].type),), ("z",), prog.symbols)
+    c = case(prog, backend, sizes=((3,), (4,)), dynamic=True)
+    torch._dynamo.reset()
+    import contextlib
+    with (fix_probes.apply(fix) if fix else contextlib.nullcontext()):
+        obs, verdicts = check(c, ExecOptions(ladder=False, culprit=False))
+    assert obs.eager_valid
+    assert bool([v for v in verdicts if v.symptom == "numeric"]) == flagged, [v.detail for v in verdicts]
+
+
+def _write_through_view_then_clone():
+    """#195451 on CPU (H200 seed 1503's judge): x[::2].add_(1); return x.clone(): Inductor returns
+    the input itself (remove_noop_ops drops the clone, reinplacing writes the input)."""
+    sq = TensorType(("s0", "s0"), "float32")
+    from fuzzcomp.generators.ir import Lit, Mutate
+    return Program((Input("x", sq),),
+                   (Mutate("x", "Tensor.add_", "{}[::2].add_({})", (Ref("x"), Lit(1.0))),
+                    Assign("y", "torch.clone", "torch.clone({})", (Ref("x"),), sq)),
+                   ("y",), ("s0",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fix, flagged", [(None, True), ("no_noop_removal", False),
+                                          ("expand_reindex_provably_one", True)])
+def test_the_noop_removal_probe_closes_the_clone_that_comes_back_as_the_input(fix, flagged):
+    from fuzzcomp.judge.check import check
+    from fuzzcomp.run.execute import ExecOptions
+    import contextlib
+    torch._dynamo.reset()
+    with (fix_probes.apply(fix) if fix else contextlib.nullcontext()):
+        obs, verdicts = check(case(_write_through_view_then_clone(), "inductor", sizes=((3,),)),
+                              ExecOptions(ladder=False, culprit=False, grad="off"))
+    assert obs.eager_valid
+    assert bool([v for v in verdicts if v.symptom == "aliasing"]) == flagged, [v.detail for v in verdicts]

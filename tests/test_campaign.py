@@ -524,8 +524,8 @@ def test_an_unclaimed_finding_runs_under_each_candidate_entrys_fix(tmp_path, mon
         {"id": "noop-family", "title": "noop removal", "issue": "https://x/9", "state": "open",
          "fix_probe": "no_noop_removal",
          "match": {"symptoms": ["numeric"], "ops_all": ["torch.no_such_op"]}},
-        {"id": "other-symptom", "title": "crash", "fix_probe": "expand_reindex_provably_one",
-         "match": {"symptoms": ["compile-crash"], "ops_all": ["torch.no_such_op"]}}]}))
+        {"id": "other-stage", "title": "crash", "fix_probe": "expand_reindex_provably_one",
+         "affected": ">=9.0", "match": {"symptoms": ["compile-crash"], "ops_all": ["torch.no_such_op"]}}]}))
     monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
     forget_cache()
     case = generate(3)
@@ -552,7 +552,7 @@ def test_an_unclaimed_finding_runs_under_each_candidate_entrys_fix(tmp_path, mon
     monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: checks.append(1) or {"confirmed": True})
     info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
     assert info["label_check"]["how"] == "fix probe"
-    assert fixes[0] == "no_noop_removal" and "expand_reindex_provably_one" not in fixes  # its symptom only
+    assert fixes[0] == "no_noop_removal" and "expand_reindex_provably_one" not in fixes  # not in this torch
     if outcome == "closes":
         assert info["known"]["id"] == "noop-family" and info["known"]["matched_by"] == "fix probe"
         assert fixes == ["no_noop_removal", None] and budgets == [] and checks == []

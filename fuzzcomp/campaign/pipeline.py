@@ -380,14 +380,14 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
 def fix_probe_check(worker: Worker, case: Case, key: BucketKey, timeout_s: float,
                     phase_limits=(None, None), deadline: float | None = None, registry=None) -> dict | None:
     """Is an unclaimed finding a registered root cause in a form no rule names? Its program runs
-    under the fix probe of each entry that could explain its symptom and stage: an entry whose
+    under the fix probe of each entry whose fix patches its stage (once per distinct fix): an entry whose
     fix leaves the program clean (valid, no verdict at all) closes it. Then one run without any
     fix must still show the bucket, so the fix, not chance, made the difference. Returns None when
     no entry has a probe, else {"entry": KnownBug or None, "closed_by": [ids], "probes": n}; where
     several fixes close it (a probe that turns off a whole pass), the entry is the first of them."""
     from fuzzcomp.findings.known import default_registry
     reg = registry or default_registry()
-    cands = reg.fix_candidates(key.symptom, key.stage)
+    cands = reg.fix_candidates(key.stage)
     if not cands:
         return None
     closed, n, tried = [], 0, {}

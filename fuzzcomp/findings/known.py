@@ -255,13 +255,13 @@ class Registry:
             return live[0]
         return Match(hits[0].bug, hits[0].how, regression=True, rule=hits[0].rule) if hits else None
 
-    def fix_candidates(self, symptom: str, stage: str) -> list[KnownBug]:
-        """Entries with a fix probe that could explain a finding of this symptom and stage: the
-        running torch can show them, and some rule of theirs names the symptom and stage (a
-        rule naming none names every one). Their probes ask whether the fix closes the finding."""
-        def fits(r) -> bool:
-            return (not r.symptoms or symptom in r.symptoms) and (not r.stages or stage in r.stages)
-        return [b for b in self.bugs if b.fix_probe and self.applies(b) and (not b.rules or any(map(fits, b.rules)))]
+    def fix_candidates(self, stage: str) -> list[KnownBug]:
+        """Entries with a fix probe that could explain a finding of this stage, whatever its
+        symptom (a root cause comes back as another symptom: #195451 as an aliasing output, then
+        as an input's changed shape): the running torch can show them, and their fix patches
+        that stage. Their probes ask whether the fix closes the finding."""
+        from fuzzcomp.run.fix_probes import could_close
+        return [b for b in self.bugs if b.fix_probe and self.applies(b) and could_close(b.fix_probe, stage)]
 
     def get(self, bug_id: str) -> KnownBug | None:
         return next((b for b in self.bugs if b.id == bug_id), None)

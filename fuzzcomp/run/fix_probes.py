@@ -100,6 +100,14 @@ PROBES = {
     "no_noop_removal": _no_noop_removal,
 }
 NAMES = frozenset(PROBES)
+#: the stage each fix patches: it can only close a finding the backend ladder puts there (or one
+#: whose stage the ladder could not tell)
+STAGES = {"expand_reindex_provably_one": "inductor", "no_noop_removal": "inductor"}
+
+
+def could_close(name: str, stage: str) -> bool:
+    """Could fix ``name`` close a finding of this stage?"""
+    return stage in (STAGES.get(name), "unknown", "runtime")
 
 
 @contextlib.contextmanager

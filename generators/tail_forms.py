@@ -50,7 +50,7 @@ OUT_OPS = ("torch.topk[out]", "torch.max[out]", "torch.min[out]", "torch.linalg.
 WIDEN_OP = "Tensor.view[widen_out]"
 FAMILIES = {"torch.topk[out]": "sort", "torch.max[out]": "reduction", "torch.min[out]": "reduction",
             "torch.linalg.norm[out]": "reduction", "torch.max": "reduction", "torch.min": "reduction",
-            "torch.linalg.norm": "reduction", WIDEN_OP: "view"}
+            "torch.linalg.norm": "reduction", WIDEN_OP: "cast"}
 _NUM = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8")
 _FLOAT = ("float32", "float64", "float16", "bfloat16")
 #: the largest integer magnitude each half type holds exactly

@@ -18,6 +18,7 @@ from .knobs import RANDOM_OPS, weights_for  # noqa: F401  (RANDOM_OPS re-exporte
 from .ops_scalar import param_inputs
 from .reach_args import BUILDERS as REACH_ARGS
 from .reach_stmts import BUILDERS as REACH_BUILDERS
+from .tail_forms import BUILDERS as TAIL_FORMS
 from .registry import REGISTRY, op_filter_mask
 from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re-exported)
 from .scope import LIMIT, Scope, Val, new_counter
@@ -162,6 +163,7 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     calls = reach.finish_calls(ch, calls, caps, bool(ctx.library), grad_candidates(program, mutated))
     config = reach.compile_config(ch, any(getattr(s, "op", "").startswith("dds:") for s in scope.stmts))
     program = _arg_capabilities(ch, scope, program, cfg)
+    program = _tail_forms(ch, scope, program, cfg, ctx)
     return Case(program, calls, CompileSpec(dynamic=dynamic, config=config), seed, GENERATOR_VERSION)
 
 
@@ -175,6 +177,22 @@ def _arg_capabilities(ch: ChoiceStream, scope: Scope, program: Program, cfg: Gen
     if not names:
         return program
     return dataclasses.replace(program, body=tuple(scope.stmts), outputs=program.outputs + tuple(names))
+
+
+def _tail_forms(ch: ChoiceStream, scope: Scope, program: Program, cfg: GenConfig, ctx) -> Program:
+    """The tail forms (``reach.TAIL_CAPABILITIES``): the stream's very last draws, built at the end
+    of the body like the argument capabilities (a single-output program has no place for them)."""
+    caps = reach.plan_tail(ch, reach.weights_of(cfg.reach_weights), cfg.force)
+    names: list[str] = []
+    helpers: list = []
+    for c in caps if program.out_kind != "single" else ():
+        made, fns = TAIL_FORMS[c](ch, scope, ctx)
+        names += made
+        helpers += fns
+    if not names:
+        return program
+    return dataclasses.replace(program, body=tuple(scope.stmts), outputs=program.outputs + tuple(names),
+                               helpers=program.helpers + tuple(helpers))
 
 
 def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Input]:

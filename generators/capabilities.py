@@ -9,7 +9,9 @@ weight under ``config``:
 * ``knob``: registry specs scaled by a ``GenConfig`` knob (``knobs.KNOBS``); weight = the share
   of one drawn op statement that lands on its specs (knob x spec weights / all weights);
 * ``form``: a sub-form drawn inside one builder (``FORMS``): weight = its share of that
-  builder's draws.
+  builder's draws;
+* ``tail``: a form built at the end of the body (``reach.TAIL_CAPABILITIES``, the stream's last
+  draws); weight = the chance one case draws it.
 
 ``has(case)`` returns the capability names one case exercises, read from its IR features
 (``features.features``), never from source. Pure; nothing here runs torch.
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from .features import features
 from .knobs import KNOB_OF, KNOBS, weights_for
 from .ir import Assign, Mutate, walk_program
-from .reach import ARG_CAPABILITIES, CAPABILITIES, weights_of
+from .reach import ARG_CAPABILITIES, CAPABILITIES, TAIL_CAPABILITIES, weights_of
 from .reach_args import FEATURE_OF as _ARG_FEATURE
 from .ops_forms import MATMUL_FORMS
 from .ops_resample import GUARDED_P
@@ -49,7 +51,7 @@ FORMS = {
 @dataclass(frozen=True)
 class Capability:
     name: str
-    kind: str       # reach | arg | knob | form
+    kind: str       # reach | arg | knob | form | tail
     weight: float
     note: str = ""
 
@@ -65,6 +67,8 @@ def table(config) -> list[Capability]:
         share = sum(w for op, w in zip(REGISTRY, weights) if KNOB_OF.get(op.name) == knob) / total
         out.append(Capability(knob, "knob", share, f"x{getattr(config, knob):g} per op statement"))
     out += [Capability(n, "form", w, note) for n, (_f, w, note) in FORMS.items()]
+    out += [Capability(n, "tail", (1.0 if n in forced else reach_w[n]) if reach_w[n] > 0 else 0.0, "per case")
+            for n in TAIL_CAPABILITIES]
     return out
 
 
@@ -78,4 +82,5 @@ def has(case, feats: set[str] | None = None) -> set[str]:
         if isinstance(s, (Assign, Mutate)) and s.op in KNOB_OF:
             out.add(KNOB_OF[s.op])
     out |= {cap for cap, (f, _w, _n) in FORMS.items() if f in feats}
+    out |= {cap for cap in TAIL_CAPABILITIES if cap in feats}  # each tail form's feature is its name
     return out

@@ -6,7 +6,8 @@ inputs in order and returns the outputs (a tuple, a list, a dict with keys
 ``o0``, ``o1``... or a single tensor, per ``program.out_kind``). Before the
 entry point it defines, in order: placeholders for the globals (set per call
 by the runtime), helper functions, submodule classes, the ``Model`` class and
-its instance ``MODEL`` (the entry point then calls ``MODEL``). Parameters and
+its instance ``MODEL`` (the entry point then calls ``MODEL``). A helper marked ``nested`` is
+decorated with ``torch.compiler.nested_compile_region``. Parameters and
 buffers are created as zeros: the runtime loads their values before each
 call. The text depends only on the Program; nothing ever parses it back.
 """
@@ -104,7 +105,8 @@ def render_body(body: tuple[Stmt, ...], depth: int, out_kind: str = "tuple") -> 
 def _function(f: Function, depth: int, method: bool = False) -> list[str]:
     params = ", ".join((["self"] if method else []) + [n for n, _ in f.params])
     pad = INDENT * depth
-    return ([f"{pad}def {f.name}({params}):"] + render_body(f.body, depth + 1)
+    deco = [f"{pad}@torch.compiler.nested_compile_region"] if f.nested else []
+    return (deco + [f"{pad}def {f.name}({params}):"] + render_body(f.body, depth + 1)
             + [f"{pad}{INDENT}return {f.result}"])
 
 

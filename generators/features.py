@@ -20,6 +20,7 @@ FEATURES = (
     "output_single", "aliased_args", "sizes_change", "values_change", "dynamic_true", "dynamic_false",
     "dynamic_none", "mark_dynamic", "maybe_mark_dynamic", "scalar_values_change", "global_values_change",
     "no_grad_call", "inference_mode_call", "inference_inputs", "requires_grad", "requires_grad_flip",
+    "nested_region",
 ) + REACH_FEATURES + OP_FEATURES
 
 
@@ -54,6 +55,9 @@ def features(case: Case) -> set[str]:
             f.add("submodule")
         elif isinstance(s, Mutate) and s.target.startswith("self.buf"):
             f.add("module_buffer_update")
+    nested = {h.name for h in p.helpers if h.nested}
+    if nested and sum(isinstance(s, CallFn) and s.fn in nested for s in walk_program(p)) >= 2:
+        f.add("nested_region")  # a nested_compile_region helper called twice or more
     used = set()
     for s in walk(p.body):
         if isinstance(s, (Assign, Mutate, CallFn)):

@@ -9,6 +9,7 @@ programs having each one.
 from __future__ import annotations
 
 from .ir import Assign, Case, Mutate, walk_program
+from .tail_forms import OUT_OPS, WIDEN_OP
 
 OP_FEATURES = (
     "pool_form", "pool_ceil_mode", "matmul_1d", "matmul_broadcast", "dtype_view_widen", "out_reduction",
@@ -16,6 +17,7 @@ OP_FEATURES = (
     "interpolate_align_corners", "scalar_param", "scalar_param_varies", "half_literal", "scatter_reduce_amax_amin",
     "scatter_reduce_prod_mean", "scatter_reduce_no_self", "index_reduce", "inplace_view", "nonleaf_inplace_grad",
     "loss_kink", "big_matmul", "matmul_column", "index_reduce_long_source", "interpolate_guarded_scale",
+    "out_topk_max_norm", "widen_view_out",
 )
 _NONINT = ("0.75", "1.25", "1.5", "1.75", "2.5", "1.3", "0.7")
 _NONDYADIC = ("1.3", "0.7")
@@ -35,6 +37,10 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
             f.add("matmul_1d" if "reshape(-1)" in tmpl else "matmul_broadcast")
     elif op == "Tensor.view[widen]":
         f.add("dtype_view_widen")
+    elif op == WIDEN_OP:
+        f.add("widen_view_out")
+    elif op in OUT_OPS:
+        f.add("out_topk_max_norm")
     elif variant == "out]":
         f.add("out_multi" if base in ("torch.aminmax", "torch.sort") else "out_reduction")
     elif base == "torch.nn.functional.interpolate":

@@ -194,11 +194,14 @@ Stmt = Union[Assign, Mutate, If, Loop, While, With, Return, CallFn, CondOp]
 
 @dataclass(frozen=True)
 class Function:
-    """A helper emitted at module level: ``def name(params): body; return result``."""
+    """A helper emitted at module level: ``def name(params): body; return result``.
+
+    nested: decorated with ``torch.compiler.nested_compile_region``."""
     name: str
     params: tuple[tuple[str, TensorType], ...]
     body: tuple[Stmt, ...]
     result: str
+    nested: bool = False
 
 
 @dataclass(frozen=True)

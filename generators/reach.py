@@ -3,7 +3,8 @@ global state, scalar outputs and data-dependent shapes.
 
 Contract: ``CAPABILITIES`` maps each capability to its default weight (the chance that one case
 gets it), and ``ARG_CAPABILITIES`` the argument capabilities of ``reach_args`` (drawn by
-``plan_args`` at the end of the stream); ``plan(ch, weights, force)`` draws the set one case gets (forced ones always, and no
+``plan_args`` at the end of the stream), and ``TAIL_CAPABILITIES`` the forms of ``tail_forms``
+(drawn by ``plan_tail`` after them); ``plan(ch, weights, force)`` draws the set one case gets (forced ones always, and no
 draw is spent on them, so forcing one keeps the rest of the case stable). ``setup`` marks special
 inputs and module state before the body is built; ``statements`` returns the builders of body
 statements to interleave with the regular ones; ``finish_calls`` adds each call's caller actions
@@ -42,6 +43,14 @@ ARG_CAPABILITIES = {
     "half_divisor": 0.08,   # remainder/fmod of fp16/bf16 inputs by a float they cannot represent (needs a half input)
 }
 
+#: forms built at the end of the body (``tail_forms``): capability -> the chance one case gets
+#: it. Drawn after the argument capabilities and their statements, the stream's very last draws.
+TAIL_CAPABILITIES = {
+    "out_topk_max_norm": 0.03,  # out= on topk, max/min (values, indices), linalg.norm
+    "widen_view_out": 0.04,     # an unmasked int32/float32 view of int16 or int-made fp16/bf16 data (needs one)
+    "nested_region": 0.03,      # a torch.compiler.nested_compile_region helper called twice
+}
+
 CALLER_ACTIONS = ("autocast", "deterministic", "mutate_output", "mutate_input")
 
 
@@ -64,12 +73,25 @@ def plan_args(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[st
     return tuple(out)
 
 
+def plan_tail(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[str, ...]:
+    """The tail forms one case gets (``TAIL_CAPABILITIES``), like ``plan_args``; one whose
+    weight is 0 (``nested_region`` where this torch lacks the decorator) spends no draw."""
+    out = []
+    for name in TAIL_CAPABILITIES:
+        if weights.get(name, 0.0) > 0 and (name in force or ch.boolean(weights[name])):
+            out.append(name)
+    return tuple(out)
+
+
 def weights_of(overrides) -> dict[str, float]:
-    w = dict(CAPABILITIES) | dict(ARG_CAPABILITIES)
+    from .tail_forms import HAS_NESTED
+    w = dict(CAPABILITIES) | dict(ARG_CAPABILITIES) | dict(TAIL_CAPABILITIES)
     for name, value in overrides:
         if name not in w:
             raise ValueError(f"unknown capability {name!r}; known: {', '.join(w)}")
         w[name] = float(value)
+    if not HAS_NESTED:
+        w["nested_region"] = 0.0  # never generated where this torch lacks the decorator
     return w
 
 

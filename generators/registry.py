@@ -20,6 +20,7 @@ from .ops_inplace_view import INPLACE_VIEW
 from .ops_resample import RESAMPLE
 from .ops_scalar import SCALAR
 from .ops_scatter import SCATTER
+from .tail_forms import FAMILIES as TAIL_FAMILIES
 
 REGISTRY = UNARY + BINARY + COMPARE + TERNARY + MATH + VIEW + INDEX + INPLACE \
     + FORMS + RESAMPLE + SCALAR + SCATTER + INPLACE_VIEW + GRAD + BIG
@@ -39,7 +40,8 @@ def distinct_callables() -> set[str]:
     return {callable_name(n) for n in _names}
 
 
-FAMILY_OF = {op.name: op.family for op in REGISTRY}
+#: every op name with a family: the registry's specs, and the ops the tail forms emit
+FAMILY_OF = {op.name: op.family for op in REGISTRY} | {n: f for n, f in TAIL_FAMILIES.items() if n not in _names}
 
 
 class OpFilterError(ValueError):

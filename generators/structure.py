@@ -255,10 +255,13 @@ def autocast_block(ch: ChoiceStream, scope: StructScope, ctx: Context) -> bool:
 
 
 def _build_function(ch: ChoiceStream, scope: StructScope, ctx: Context, args: list[Val], name: str,
-                    extra_vals=()) -> Helper:
-    """A helper body over read-only parameters; it ends in a fresh (non-view) tensor."""
-    hs = StructScope(ch, scope._counter, sizes=scope.sizes, max_numel=scope.max_numel)
+                    extra_vals=(), pure: bool = False) -> Helper:
+    """A helper body over read-only parameters; it ends in a fresh (non-view) tensor.
+    ``pure``: no random op and no in-place write in the body."""
+    hs = StructScope(ch, scope._counter, sizes=scope.sizes, max_numel=scope.max_numel, readonly=pure)
     hs.int_matmul = scope.int_matmul
+    if pure:
+        hs.flags["random"] = 1  # the random ops draw only while no other one was drawn
     params = []
     for a in args:
         pn = hs.fresh()

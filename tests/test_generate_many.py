@@ -24,3 +24,9 @@ def test_forced_argument_capabilities_generate(first):
     _secs, errors = generate_many.run(1000, first=first,
                                       force=("fill_softmax", "inf_divisor", "half_divisor", "scalars"))
     assert errors == []
+
+
+def test_forced_tail_forms_generate():
+    _secs, errors = generate_many.run(1000, first=6000,
+                                      force=("out_topk_max_norm", "widen_view_out", "nested_region"))
+    assert errors == []

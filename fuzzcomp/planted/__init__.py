@@ -12,6 +12,7 @@ from fuzzcomp.planted.faults import (
 from fuzzcomp.planted.arguments import (
     guarded_scale_bug, half_divisor_bug, index_reduce_long_bug, inf_divisor_bug, item_output_bug,
     matmul_column_bug, softmax_special_bug,)
+from fuzzcomp.planted.recompiles import always_recompile_bug, inference_recompile_bug, inplace_recompile_bug
 
 __all__ = [
     "abort", "alias_offset_bug", "big_matmul_bug", "break_aliasing", "crash_on_symbolic",
@@ -23,4 +24,5 @@ __all__ = [
     "scatter_no_self_bug", "stale_result", "stale_scalar_param", "wrong_gradient",
     "guarded_scale_bug", "half_divisor_bug", "index_reduce_long_bug", "inf_divisor_bug", "item_output_bug",
     "matmul_column_bug", "softmax_special_bug",
+    "always_recompile_bug", "inference_recompile_bug", "inplace_recompile_bug",
 ]

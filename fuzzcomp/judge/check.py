@@ -2,7 +2,8 @@
 
 Contract: ``check(case, options)`` runs what a worker performs for one case: ``observe`` (in
 ``fuzzcomp.run.execute``), the oracles' ``judge``, perturbed and wide-loss eager runs where they
-could clear a mismatch, the half-precision witness, then the backend ladder and culprit op.
+could clear a mismatch, the half-precision witness, then the backend ladder and culprit op, and
+for a recompile finding its cause from functional twins (``fuzzcomp.attribute.twins``).
 Attribution re-runs the case, so it is handed ``check`` itself as its probe; the attribute stage
 never imports this module. ``localise(case, verdict)`` re-runs a finding on the backend ladder
 on request. ``eager_validity(seeds)`` runs seeds in eager alone.
@@ -20,15 +21,17 @@ from fuzzcomp.base.symptoms import CRASHES
 from fuzzcomp.attribute import ladder as _ladder
 from fuzzcomp.attribute.halfwitness import half_witness
 from fuzzcomp.attribute.ladder import LADDER, attribute, same_symptom  # noqa: F401  (re-exported)
+from fuzzcomp.attribute.twins import name_cause
 from fuzzcomp.run.execute import (DEFAULT_OPTIONS, ExecOptions, _phase, add_perturbed, add_wide_eager,
-                                  audit_eager, configure_torch, observe)
+                                  audit_eager, compile_counts, configure_torch, observe)
 
 
 def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
     """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
     they could clear a mismatch, eager with the wide loss only after a compiled crash. Findings
     then get their stage from the backend ladder and value findings a culprit op (``options``
-    ``ladder``/``culprit``)."""
+    ``ladder``/``culprit``); a recompile finding gets its cause from functional twins where the
+    ladder runs (``options.twins``: the ladder's own probes, which run without it, skip them)."""
     obs = observe(case, options=options)
     if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
         err = next(c.eager.error for c in obs.calls if c.eager.error is not None)
@@ -57,6 +60,12 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
         t0 = time.perf_counter()
         verdicts = attribute(case, obs, verdicts, options, check)
         obs.timings["ladder"] = time.perf_counter() - t0
+    if verdicts and options.ladder and options.twins:
+        # after the ladder, whose rung names the cheapest backend the twins can run on
+        t0 = time.perf_counter()
+        verdicts = name_cause(case, obs, verdicts, lambda twin, grads: compile_counts(twin, grads, options))
+        if "recompile_twins" in obs.stats:
+            obs.timings["twins"] = time.perf_counter() - t0
     return obs, verdicts
 
 

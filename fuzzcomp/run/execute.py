@@ -63,6 +63,7 @@ class ExecOptions:
     cross_device: bool = True      # on CUDA, also judge compiled against CPU eager
     ladder: bool = True            # findings get their stage from the backend ladder (see ladder.py)
     culprit: bool = True           # value findings get a culprit op (see culprit.py)
+    twins: bool = True             # recompile findings get a cause from functional twins (see twins.py)
 
 
 DEFAULT_OPTIONS = ExecOptions()
@@ -354,6 +355,21 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
     stats["strict_precision"] = options.strict_precision
     if clock is not None:
         stats["compile_s"] = clock.total
+
+
+def compile_counts(case: Case, grad_names=(), options: ExecOptions = DEFAULT_OPTIONS) -> dict | None:
+    """The compiled pass and its replay alone, no eager run: the compile figures ``stats`` gets in
+    ``observe`` (what the recompile oracle reads), or None when a compiled call raised. A
+    functional twin is judged this way: only its compile counts matter, never its values."""
+    namespace = load_namespace(case)
+    options = replace(options, replay=True)
+    runner = _Runner(case, options, grad_names, namespace)
+    records = [CallRecord(None, None, None, None) for _ in case.calls]
+    stats: dict = {"graphs_per_call": []}
+    _compiled_pass(namespace[case.program.name], case, runner, records, stats, options)
+    if any(r.compiled.error is not None for r in records):
+        return None
+    return stats
 
 
 def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,

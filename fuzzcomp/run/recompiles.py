@@ -8,6 +8,15 @@ sizes plus its own state (scalar arguments and globals are specialised, grad
 mode and requires_grad are guarded), and one per call when a branch on data or
 a scalar can send a call down code no earlier call took.
 
+Inputs created under inference mode are part of a call's state: Dynamo's
+tensor guard compares each input's dispatch key set (TENSOR_MATCH in
+``torch/_dynamo/guards.py`` hands ``torch._C._dispatch_keys(value)`` to
+``add_tensor_match_guard``; ``TensorCheck`` in ``csrc/dynamo/guards.h`` checks it
+after the thread-local include/exclude sets). An inference tensor has no
+ADInplaceOrView key, so under ``inference_mode`` it fails the guard of a
+graph compiled for a normal tensor and the reverse, and torch 2.13 recompiles
+("dispatch key set mismatch"), so such a call may compile once more.
+
 The bound is the same for every ``dynamic`` setting. A finer model for
 ``dynamic=True`` (calls sharing a 0/1 and equality pattern reuse one graph)
 blamed legitimate specialisations in a 30-minute Inductor campaign: ops add
@@ -22,7 +31,8 @@ from fuzzcomp.generators.ir import Case, If, SizeCond, walk_program
 
 def _call_key(call) -> tuple:
     """Everything besides values a call can be guarded on: sizes and the call's own state
-    (scalar arguments and globals are specialised, grad mode and requires_grad are guarded)."""
+    (scalar arguments and globals are specialised, grad mode and requires_grad are guarded,
+    an inference tensor's dispatch keys differ from a normal one's)."""
     return (call.sizes,) + tuple(getattr(call, f, None) for f in
                                  ("scalars", "globals", "grad_mode", "inference_inputs",
                                   "requires_grad", "marks", "caller"))

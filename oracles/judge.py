@@ -250,6 +250,9 @@ def _caller_ref_note(obs: Observation, k: int, rec) -> str | None:
         return ""
     if ref.eager.error:
         return f"the caller's write has no reference ({ref.eager.error[1][:100]}): not judged"
+    if ref.eager.labels != rec.compiled.labels or rec.eager_kernel_bugs or \
+            k in (obs.stats.get("special_calls") or ()):
+        return "the caller wrote it after the call; its reference is no witness here: not judged"
     if _judge_caller_ref(obs, k, rec):
         return None
     return ("the caller wrote it after the call; compiled's gradients agree with eager's without "

@@ -218,3 +218,10 @@ def test_the_repro_shows_eager_raising_and_compiled_off_the_reference(tmp_path, 
             assert bug and "caller's write" in bug[0], p.stdout
             if form == "short":
                 assert "eager raises: one of the variables needed for gradient computation" in p.stdout
+
+
+def test_a_special_value_call_keeps_the_note_and_says_it_was_not_judged():
+    obs = _record(square_exp_aliased_saves, ("mutate_input",))
+    obs.stats["special_calls"] = [0]
+    assert judge(obs) == []
+    assert any("no witness here: not judged" in n for n in notes(obs))

@@ -3,9 +3,9 @@
 A leaf package: it imports torch and itself, never ``fuzzcomp`` or the
 generators. Installed as ``fuzzcomp.oracles``.
 """
-from .judge import judge, needs_perturbation, notes
+from .judge import caller_reference_calls, judge, needs_perturbation, notes
 from .observation import CallRecord, Observation
 from .verdict import SYMPTOMS, STAGES, Verdict, error_signature, primary
 
-__all__ = ["judge", "needs_perturbation", "notes", "CallRecord", "Observation", "SYMPTOMS", "STAGES",
+__all__ = ["caller_reference_calls", "judge", "needs_perturbation", "notes", "CallRecord", "Observation", "SYMPTOMS", "STAGES",
            "Verdict", "error_signature", "primary"]

@@ -8,7 +8,12 @@ in one observation, as Verdicts, and nothing when they agree. Per call:
 * eager raises, compiled returns: error-parity (a lower-severity bug), except eager's
   check that a tensor saved for backward was not overwritten: which tensors a compiled
   backward saves is its own choice, so that one is a note; so is compiled failing that check
-  only after the caller's own write of an input between forward and backward;
+  only after the caller's own write of an input between forward and backward. Where the
+  overwrite was the caller's own write after the call (``caller_reference_calls``),
+  compiled's input gradients are judged by the fp64 rule against ``CallRecord.caller_ref``,
+  eager with the write made so it cannot invalidate a saved tensor (symptom ``gradient``,
+  oracle ``caller-write``: compiled's backward read the written values); agreement, or an
+  output write with no out-of-place equivalent, stays a note;
 * both return: each output is judged by the fp64 rule (symptom ``numeric``),
   each input after the call likewise (symptom ``mutation``), each input's grad
   likewise (symptom ``gradient``; None against a tensor counts), and which
@@ -81,6 +86,52 @@ def _caller_made_it(obs: Observation, k: int, rec) -> bool:
                 and k in (obs.stats.get("caller_write_calls") or ()))
 
 
+def _caller_overwrote(obs: Observation, k: int, rec) -> bool:
+    """Eager's backward refused a saved tensor after the caller wrote a tensor after call ``k``,
+    and compiled returned: its gradients are judged against ``CallRecord.caller_ref``."""
+    e, c = rec.eager, rec.compiled
+    return bool(e and e.error and c and not c.error and e.error[2].startswith("backward: ")
+                and _saved_version_error(e.error[1]) and k in (obs.stats.get("caller_write_calls") or ()))
+
+
+def caller_reference_calls(obs: Observation) -> list[int]:
+    """The calls that need the caller-write reference run (``CallRecord.caller_ref``)."""
+    return [k for k, rec in enumerate(obs.calls) if _caller_overwrote(obs, k, rec) and rec.caller_ref is None]
+
+
+CALLER_WRITE_DETAIL = ("the caller wrote a tensor eager saved for backward (eager's backward raises); "
+                       "compiled returned, and its backward used the written values")
+
+
+def _judge_caller_ref(obs: Observation, k: int, rec) -> list[Verdict]:
+    """Compiled's input gradients against eager with the caller's write in its reference form
+    (input write left out, output write out of place), by the fp64 rule."""
+    ref = rec.caller_ref
+    if not _caller_overwrote(obs, k, rec) or ref is None or ref.eager.error or rec.eager_kernel_bugs \
+            or k in (obs.stats.get("special_calls") or ()):  # special values: the exact rule's screens
+        return []
+    e, c = ref.eager, rec.compiled
+    r = ref.fp64.values if ref.fp64 is not None and ref.fp64.error is None else None
+    if e.labels != c.labels:
+        return []  # not the same values to compare: left as the note
+    out = []
+    for i, label in enumerate(e.labels):
+        if not label.startswith("grad of input ") or none_vs_zeros(label, e.values[i], c.values[i]):
+            continue
+        pert = [p.values[i] for p in ref.perturbed if p.error is None and i < len(p.values)]
+        vals = off_nan_inputs(e, label, [e.values[i], ref.eager_again.values[i],
+                                         r[i] if r is not None and i < len(r) else None, c.values[i], *pert])
+        status, reason = compare(*vals[:4], vals[4:], strict=bool(obs.stats.get("strict_precision")),
+                                 floor_eps=float(obs.stats.get("floor_eps", 0.0)),
+                                 reduce_n=int(obs.stats.get("reduce_n", 1)),
+                                 coarse_eps=float(obs.stats.get("coarse_eps", 0.0)))
+        if status == "mismatch":
+            out.append(Verdict("gradient", "unknown", "caller-write",
+                               f"{label}: {CALLER_WRITE_DETAIL} (against the no-write/out-of-place "
+                               f"reference: {reason})", k, label))
+    return out
+
+
 def _overlap_error(error) -> bool:
     return bool(error) and any(m in error[1] for m in OVERLAP_ERRORS)
 
@@ -127,7 +178,10 @@ def judge(obs: Observation) -> list[Verdict]:
         if e.error:
             t, msg, _ = e.error
             if _saved_version_error(msg):
-                continue  # a note (``notes``): compiled code keeps other tensors for backward
+                # a note (``notes``): compiled code keeps other tensors for backward; but after
+                # the caller's write its gradients must still be the unwritten forward's
+                verdicts += _judge_caller_ref(obs, k, rec)
+                continue
             verdicts.append(Verdict("error-parity", "unknown", "crash-parity",
                                     f"eager raised {t}: {msg[:200]}; compiled returned normally", k,
                                     "", error_signature(t, msg)))
@@ -173,8 +227,11 @@ def notes(obs: Observation) -> list[str]:
             out.append(f"call {k}: compiled's check of a tensor saved for backward failed after the caller "
                        f"wrote an input ({c.error[1][:120]}); eager's backward saves other tensors: not judged")
         if e is not None and e.error and c is not None and not c.error and _saved_version_error(e.error[1]):
+            judged = _caller_ref_note(obs, k, rec)
+            if judged is None:
+                continue  # filed: compiled's gradients differ from the reference
             out.append(f"call {k}: eager's check of a tensor saved for backward failed ({e.error[1][:120]}); "
-                       "compiled code saves other tensors for backward by design: not judged")
+                       + (judged or "compiled code saves other tensors for backward by design: not judged"))
         if e is None or c is None or e.error or c.error or len(e.values) != len(c.values):
             continue
         for label, ev, cv in zip(e.labels, e.values, c.values):
@@ -183,6 +240,23 @@ def notes(obs: Observation) -> list[str]:
             elif label.startswith("alias ") and "empty" in (ev, cv):
                 out.append(f"call {k}: {label}: zero-element tensor, storage not judged")
     return out + recompile_notes(obs.stats)
+
+
+def _caller_ref_note(obs: Observation, k: int, rec) -> str | None:
+    """What became of compiled's gradients after the caller's write (``_judge_caller_ref``): a
+    note's ending, "" where there was nothing to judge, None where a verdict was filed."""
+    ref = rec.caller_ref
+    if not _caller_overwrote(obs, k, rec) or ref is None:
+        return ""
+    if ref.eager.error:
+        return f"the caller's write has no reference ({ref.eager.error[1][:100]}): not judged"
+    if ref.eager.labels != rec.compiled.labels or rec.eager_kernel_bugs or \
+            k in (obs.stats.get("special_calls") or ()):
+        return "the caller wrote it after the call; its reference is no witness here: not judged"
+    if _judge_caller_ref(obs, k, rec):
+        return None
+    return ("the caller wrote it after the call; compiled's gradients agree with eager's without "
+            "the write (an output's write out of place)")
 
 
 def _reasons(stats: dict) -> str:

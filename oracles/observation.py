@@ -5,8 +5,10 @@ eager, of eager again (nondeterminism screen), of the fp64 reference run (None
 when the program cannot run in fp64), of the compiled run, and of any
 perturbed eager runs; ``eager_kernel_bugs`` lists the aten kernels the eager
 audit (``fuzzcomp.kernel_audit``) caught reading outside their input in that
-call, which makes its values unjudgeable. An outcome is any object with ``values`` (tensors or
-scalars: outputs, then the inputs after the call), ``labels`` (one per value)
+call, which makes its values unjudgeable; ``caller_ref`` (where the caller's write after the
+call made eager's backward refuse a tensor it saved) holds eager, eager again, fp64 and perturbed
+runs with the write in its reference form (``run_call``'s ``caller_ref``). An outcome is
+any object with ``values`` (tensors or scalars: outputs, then the inputs after the call), ``labels`` (one per value)
 and ``error`` (None or ``(type name, message, frames)``). Labels name what a
 value is: ``output...``, ``input NAME after call``, ``alias of output tensor
 N`` (a string: the inputs it shares storage with, or "fresh") and ``grad of
@@ -43,6 +45,9 @@ class CallRecord:
     cpu_eager: Any = None   # device runs only: the same call in eager on the CPU (cross-device oracle)
     eager_kernel_bugs: list = field(default_factory=list)  # kernels the eager audit caught
     eager_wide: Any = None  # after a compiled crash: eager with a loss over every intermediate
+    # where the caller's write made eager's backward refuse a saved tensor: a CallRecord of eager
+    # with the write in its reference form (left out for an input, out of place for an output)
+    caller_ref: Any = None
 
 
 @dataclass

@@ -83,6 +83,8 @@ def _value_signature(v: Verdict) -> str:
     else:
         kind = "values"
     where = "output" if v.label.startswith("output") else "input"
+    if v.oracle == "caller-write":  # its check is its own: against the caller-write reference
+        where = "caller write"
     # the culprit op (fuzzcomp.attribute.culprit) separates distinct silent bugs of one symptom
     return f"{where} {kind}" + (f" | {v.signature}" if v.signature else "")
 

@@ -2,8 +2,10 @@
 
 Contract: ``check(case, options)`` runs what a worker performs for one case: ``observe`` (in
 ``fuzzcomp.run.execute``), the oracles' ``judge``, perturbed and wide-loss eager runs where they
-could clear a mismatch, the half-precision witness, then the backend ladder and culprit op, and
-for a recompile finding its cause from functional twins (``fuzzcomp.attribute.twins``).
+could clear a mismatch, eager with the caller's write in its reference form where that write
+made eager's backward refuse a saved tensor, the half-precision witness, then the backend ladder
+and culprit op, and for a recompile finding its cause from functional twins
+(``fuzzcomp.attribute.twins``).
 Attribution re-runs the case, so it is handed ``check`` itself as its probe; the attribute stage
 never imports this module. ``localise(case, verdict)`` re-runs a finding on the backend ladder
 on request. ``eager_validity(seeds)`` runs seeds in eager alone.
@@ -14,7 +16,7 @@ import time
 import warnings
 
 from fuzzcomp.generators import Case, generate
-from fuzzcomp.oracles import Observation, judge, needs_perturbation, notes
+from fuzzcomp.oracles import Observation, caller_reference_calls, judge, needs_perturbation, notes
 from fuzzcomp.oracles.verdict import Verdict
 
 from fuzzcomp.base.symptoms import CRASHES
@@ -22,13 +24,14 @@ from fuzzcomp.attribute import ladder as _ladder
 from fuzzcomp.attribute.halfwitness import half_witness
 from fuzzcomp.attribute.ladder import LADDER, attribute, same_symptom  # noqa: F401  (re-exported)
 from fuzzcomp.attribute.twins import name_cause
-from fuzzcomp.run.execute import (DEFAULT_OPTIONS, ExecOptions, _phase, add_perturbed, add_wide_eager,
-                                  audit_eager, compile_counts, configure_torch, observe)
+from fuzzcomp.run.execute import (DEFAULT_OPTIONS, ExecOptions, _phase, add_caller_reference, add_perturbed,
+                                  add_wide_eager, audit_eager, compile_counts, configure_torch, observe)
 
 
 def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
     """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
-    they could clear a mismatch, eager with the wide loss only after a compiled crash. Findings
+    they could clear a mismatch, eager with the wide loss only after a compiled crash, the
+    caller-write reference only for calls whose caller wrote a tensor eager saved. Findings
     then get their stage from the backend ladder and value findings a culprit op (``options``
     ``ladder``/``culprit``); a recompile finding gets its cause from functional twins where the
     ladder runs (``options.twins``: the ladder's own probes, which run without it, skip them)."""
@@ -39,6 +42,11 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
         return obs, []
     _phase("judge")
     verdicts = judge(obs)
+    overwritten = caller_reference_calls(obs)
+    if overwritten and options.grad != "off":  # the caller wrote a tensor eager saved: compiled's
+        add_caller_reference(case, obs, overwritten, options=options)  # grads against the no-write run
+        _phase("judge")
+        verdicts = judge(obs)
     crashed = [v.call for v in verdicts if v.symptom in CRASHES and v.call >= 0]
     if crashed and options.grad != "off":
         add_wide_eager(case, obs, crashed, options)

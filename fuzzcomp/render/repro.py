@@ -63,6 +63,13 @@ def _class_lost(e, r, c):
     return None
 
 
+def _caller_overwrote(eager, entry):
+    """Eager's backward refused a tensor it saved, and the caller wrote a tensor after the call."""
+    caller = (entry[2] if len(entry) > 2 else {}).get("caller", ())
+    return eager.error[2].startswith("backward: ") and "modified by an inplace operation" in eager.error[1] \
+        and any(a in caller for a in ("mutate_output", "mutate_input"))
+
+
 def check():
     """None when compiled agrees with eager on every call, else a one-line problem."""
     compiled = torch.compile(fn, **COMPILE)
@@ -81,6 +88,17 @@ def check():
             continue  # mark_dynamic refused: the program specialised the dim, by design (as the judge)
         if comp.error and not eager.error:
             return f"call {k}: compiled raised {comp.error[0]}: {comp.error[1]} ({comp.error[2]})"
+        only, wrote, ref_kw = "", "", {}
+        if eager.error and not comp.error and _caller_overwrote(eager, entry):
+            # the caller's write after the call overwrote a tensor eager saved for backward: eager
+            # raises, compiled returned; its gradients must be those of eager without the write
+            # (an output's write made out of place)
+            ref_kw = dict(caller_ref=True)
+            eager, again, ref = run(fn, entry, **ref_kw), run(fn, entry, **ref_kw), run(fn, entry, upcast=True, **ref_kw)
+            if eager.error:
+                continue  # the written output shares storage: no out-of-place reference, not judged
+            only, wrote = "grad of input ", (" (after the caller's write, which eager's backward refuses; "
+                                             "reference: eager without it, out of place for an output)")
         if eager.error and not comp.error:
             return f"call {k}: eager raised {eager.error[0]}: {eager.error[1]}; compiled returned"
         if eager.error:
@@ -89,6 +107,8 @@ def check():
             return f"call {k}: eager gave values {eager.labels}, compiled {comp.labels}"
         perturbed = None
         for i, label in enumerate(eager.labels):
+            if not label.startswith(only):
+                continue
             r = ref.values[i] if ref.error is None and i < len(ref.values) else None
             e, a, r, c = off_nan_inputs(eager, label, [eager.values[i], again.values[i], r, comp.values[i]])
             status, why = compare(e, a, r, c, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
@@ -98,12 +118,12 @@ def check():
                 return f"call {k}, {label}: {lost}"
             if status == "mismatch":  # could a tiny input perturbation explain it?
                 if perturbed is None:
-                    perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d)
+                    perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d, **ref_kw)
                                  for d in range(PERTURB_DRAWS)]
                 pert = off_nan_inputs(eager, label, [p.values[i] for p in perturbed if p.error is None and i < len(p.values)])
                 status, why = compare(e, a, r, c, pert, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             if status == "mismatch":
-                return f"call {k}, {label}: {why}"
+                return f"call {k}, {label}: {why}{wrote}"
     for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again
         run(compiled, entry)
         if _graphs() > before:

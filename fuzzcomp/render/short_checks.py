@@ -168,18 +168,66 @@ def _mutation(c: _Common):
 
 def _gradient(c: _Common):
     """Gradients of a fixed weighted loss against eager and the fp64 reference."""
+    if c.spec.signature.startswith("caller write"):
+        return _caller_write_gradient(c)
     helpers = c.ctx.helper("grads", "backward of sum(out * w) with fixed weights k/64", ["out = f(*xs)"],
-                         c.ctx.writes + _loss(c.ctx) + [
-                             "ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
-                             f"{_weights_seed(c.ctx)})) / 64).to(o) for i, o in enumerate(outs)]",
-                             "torch.autograd.backward(outs, grad_tensors=ws)",
-                             "return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]"])
+                         c.ctx.writes + _loss(c.ctx) + _backward(c))
     check = [f"ref, fp64, res = {c.ctx.call('grads', 'fn')}, {c.ctx.call('grads', 'fn', c.a64)}, "
              f"{c.ctx.call('grads', 'compiled')}",
              "# a grad eager leaves None and compiled gives as zeros is a known, accepted difference",
              "res = [None if e is None and r is not None and not r.ne(0).any() else r for e, r in zip(ref, res)]",
              c.fp64_check(),
              c.bug("compiled gradients differ from eager beyond the fp64 reference's error"),
+             "    raise SystemExit(1)"]
+    return c.helpers0 + helpers, check, []
+
+
+def _backward(c: _Common) -> list[str]:
+    return ["ws = [(torch.randint(-64, 65, o.shape, generator=torch.Generator().manual_seed("
+            f"{_weights_seed(c.ctx)})) / 64).to(o) for i, o in enumerate(outs)]",
+            "torch.autograd.backward(outs, grad_tensors=ws)",
+            "return [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]"]
+
+
+def _caller_write_gradient(c: _Common):
+    """The caller's write after the call overwrote a tensor eager saved for backward, so eager's
+    backward raises; compiled returns, and its gradients are checked against eager with the write
+    made so it cannot invalidate a saved tensor: an input's write (under no_grad, outside the
+    graph) left out, an output's write out of place (``2 * out`` in the loss)."""
+    per = [tuple((e[2] if len(e) > 2 else {}).get("caller", ()) or ()) for e in c.spec.calls]
+    out_write = ["if not write and 'mutate_output' in CALLER[call]:  # out of place: 2 * out in the loss",
+                 f"    first = {_tensors(c.ctx.leaves, ' and o.is_floating_point()')}[:1]",
+                 "    outs = [o * 2 if any(o is w for w in first) else o for o in outs]"] \
+        if any("mutate_output" in p for p in per) else []
+    if out_write and len(set(per)) == 1:
+        out_write[0] = "if not write:  # the reference: the output's write out of place, 2 * out in the loss"
+    writes = ["if write:  # the caller's writes, in place"] + ["    " + ln for ln in c.ctx.writes] \
+        if c.ctx.writes else []
+    helpers = c.ctx.helper("grads", "backward of sum(out * w) with fixed weights k/64; write=False: the "
+                           "caller's write made so it cannot invalidate a tensor saved for backward",
+                           ["out = f(*xs)"], writes + _loss(c.ctx) + out_write + _backward(c))
+    helpers[0] = helpers[0].replace("):", ", write=True):", 1)
+    x, x64 = f"inputs({c.ctx.arg})", f"inputs({c.a64})"
+    extra = ", call" if c.ctx.per_call else ""
+    check = ["try:",
+             f"    ref, fp64 = grads(fn, {x}{extra}), grads(fn, {x64}{extra})",
+             '    what = "differ from eager"',
+             "except RuntimeError as e:  # eager's backward refuses: the caller overwrote a tensor it saved",
+             f'    print(f"{c.call_word}eager raises: {{str(e).splitlines()[0][:150]}}")',
+             "    # the right answer: the gradient of the forward as computed (no input write; an output's",
+             "    # write out of place)",
+             f"    ref, fp64 = grads(fn, {x}{extra}, write=False), grads(fn, {x64}{extra}, write=False)",
+             "    what = \"after the caller's write (eager raises) differ from eager without it (out of place for an output)\"",
+             "try:",
+             f"    res = grads(compiled, {x}{extra})  # compiled returns",
+             "except RuntimeError as e:",
+             '    if what == "differ from eager" or "modified by an inplace operation" not in str(e):',
+             "        raise",
+             "    res = ref  # compiled refuses the write as eager does: parity",
+             "# a grad eager leaves None and compiled gives as zeros is a known, accepted difference",
+             "res = [None if e is None and r is not None and not r.ne(0).any() else r for e, r in zip(ref, res)]",
+             c.fp64_check(),
+             c.bug("compiled gradients {what} beyond the fp64 reference's error"),
              "    raise SystemExit(1)"]
     return c.helpers0 + helpers, check, []
 

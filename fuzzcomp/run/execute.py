@@ -2,7 +2,8 @@
 
 Contract: ``observe(case, options=...)`` returns an ``Observation`` and never
 raises for anything the program or the compiler does (those are data);
-``add_perturbed`` adds perturbed eager runs to an observation. The whole
+``add_perturbed`` adds perturbed eager runs to an observation, ``add_caller_reference`` the
+reference runs of calls whose caller wrote a tensor eager saved for backward. The whole
 execute-then-judge step a worker performs for one case is ``fuzzcomp.judge.check``.
 Under a CUDA-graph mode each compiled call starts a new CUDA-graph step
 (``cudagraph_mark_step_begin``) and grads are the call's own (set to None
@@ -437,3 +438,23 @@ def add_wide_eager(case: Case, obs: Observation, calls, options: ExecOptions = D
     wide = _wide_loss(runner.fn)
     for k in sorted(set(calls)):
         obs.calls[k].eager_wide = runner.run(wide, case.calls[k])
+
+
+def add_caller_reference(case: Case, obs: Observation, calls, draws: int = PERTURB_DRAWS,
+                         options: ExecOptions = DEFAULT_OPTIONS) -> None:
+    """For the given calls, eager with the caller's writes in their reference form
+    (``run_call``'s ``caller_ref``: the input write left out, the output write out of place),
+    run as the fp64 rule needs (eager, eager again, fp64, perturbed draws), into
+    ``CallRecord.caller_ref``: the right answer where eager's backward refuses the real write."""
+    runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
+    fn = runner.fn
+    for k in sorted(set(calls)):
+        call = case.calls[k]
+        e, e2 = runner.run(fn, call, caller_ref=True), runner.run(fn, call, caller_ref=True)
+        ref = runner.run(fn, call, caller_ref=True, upcast=True) if e.error is None else None
+        rec = CallRecord(e, e2, ref, None)
+        if e.error is None:
+            for d in range(draws):
+                with NormJitter(call.seed, d, PERTURB_EPS, perturb_floor(call_entry(case, call))):
+                    rec.perturbed.append(runner.run(fn, call, caller_ref=True, perturb=PERTURB_EPS, draw=d))
+        obs.calls[k].caller_ref = rec

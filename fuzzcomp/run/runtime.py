@@ -309,20 +309,42 @@ def _overlaps(t):
     return check is not None and check(t) == 1
 
 
-def _caller_mutations(result, inputs, names, caller, values, labels):
+def _caller_mutations(result, inputs, names, caller, values, labels, reference=False):
     """The caller's writes after the call: the first float output (then the inputs are read
-    again, seeing it through any alias), or the first float input (between forward and backward)."""
+    again, seeing it through any alias), or the first float input (between forward and backward).
+    Returns what backward starts from in place of ``result``.
+
+    reference: the write made so that it cannot invalidate a tensor saved for backward, the
+    right answer where eager's backward refuses the real write: the input write is left out (it
+    is made under no_grad, outside the graph, so the gradient is that of the forward as
+    computed), the output write becomes ``out * 2`` in the loss (out of place). An output that
+    shares storage with another output or an input has no such equivalent: ``CallerWriteAliased``."""
+    loss_of = result
     if "mutate_output" in caller:
-        outs = [t for t in _tensors(result, []) if t.dtype.is_floating_point]
+        tensors = _tensors(result, [])
+        outs = [t for t in tensors if t.dtype.is_floating_point]
         if outs and not _overlaps(outs[0]):
-            outs[0].mul_(2)
+            if reference:
+                key = _storage_key(outs[0])
+                others = [t for t in tensors if t is not outs[0]] + _tensors(list(inputs), [])
+                if key is None or any(_storage_key(t) == key for t in others):
+                    raise CallerWriteAliased("the written output shares storage with another output "
+                                             "or an input: it has no out-of-place equivalent")
+                loss_of = [t * 2 if t is outs[0] else t for t in tensors]
+            else:
+                outs[0].mul_(2)
             for name, x in zip(names, inputs):
                 _flatten(x, f"input {name} after output mutation", values, labels)
-    if "mutate_input" in caller:
+    if "mutate_input" in caller and not reference:
         xs = [x for x in inputs if isinstance(x, torch.Tensor) and x.dtype.is_floating_point]
         if xs and not _overlaps(xs[0]):
             with torch.no_grad():
                 xs[0].mul_(2)
+    return loss_of
+
+
+class CallerWriteAliased(Exception):
+    """The caller's output write has no out-of-place equivalent (``_caller_mutations``)."""
 
 
 def output_meta(result, inputs):
@@ -349,7 +371,7 @@ def _leaf(t):
 
 
 def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliases=False, grad=False,
-             caller=()):
+             caller=(), caller_ref=False):
     """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call.
 
     grad_mode: grad | no_grad | inference (the call runs under that mode); after: optional
@@ -363,6 +385,8 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
     caller: actions of the caller around the call (autocast, deterministic, mutate_output,
     mutate_input). The torch globals after the call are reported (``state torch globals after
     call``) and then restored, so one call never leaks into the next.
+    caller_ref: the caller's writes made so they cannot invalidate a saved tensor (the reference
+    where eager's backward refuses the real write; ``_caller_mutations``).
     """
     for x in inputs:  # grads are the call's own, as after zero_grad(set_to_none=True)
         if isinstance(x, torch.Tensor) and x.is_leaf and x.grad is not None:
@@ -392,10 +416,11 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
                 labels.append(label)
     finally:
         restore_global_state(saved)
+    loss_of = result
     if caller:
         try:
             with _caller_context(grad_mode, (), inputs):
-                _caller_mutations(result, inputs, names, caller, values, labels)
+                loss_of = _caller_mutations(result, inputs, names, caller, values, labels, caller_ref)
         except Exception as e:
             return Outcome([], [], _error(e, "caller: "))
     leaves = [isinstance(x, torch.Tensor) and x.is_leaf and x.requires_grad for x in inputs]
@@ -404,7 +429,7 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
     # traces backward at compile time, so eager must run it too for parity over the whole call
     if grad and (any(leaves) or mutated or any(t.requires_grad for t in _tensors(result, []))):
         try:
-            run_backward((result, mutated), rng_seed)
+            run_backward((loss_of, mutated), rng_seed)
         except Exception as e:
             return Outcome([], [], _error(e, "backward: "))
         for name, x, leaf in zip(names, inputs, leaves):
@@ -423,11 +448,13 @@ def perturb_floor(entry) -> float:
 
 
 def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,
-                  perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False, step_begin=False):
+                  perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False, step_begin=False,
+                  caller_ref=False):
     """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``.
 
     step_begin: start a new CUDA-graph step first, as a training loop does between iterations
     (outputs are cloned as soon as the call returns, before the next replay can reuse them).
+    caller_ref: the caller's writes in their reference form (``run_call``).
     extra may also hold ``caller`` (actions around the call; ``eval`` puts ``MODEL`` in eval
     mode, else it is in train mode), ``rebound`` (globals the program rebinds: None before
     the call, reported after it) and ``autocast`` (the program computes in bfloat16 somewhere:
@@ -453,7 +480,7 @@ def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu
     if step_begin:
         mark_step_begin()
     return run_call(fn, inputs, [spec[0] for spec in specs], seed, extra.get("grad_mode", "grad"), after,
-                    aliases=aliases, grad=grad, caller=caller)
+                    aliases=aliases, grad=grad, caller=caller, caller_ref=caller_ref)
 
 
 def mark_step_begin():

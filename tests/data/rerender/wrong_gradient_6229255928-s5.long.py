@@ -346,20 +346,42 @@ def _overlaps(t):
     return check is not None and check(t) == 1
 
 
-def _caller_mutations(result, inputs, names, caller, values, labels):
+def _caller_mutations(result, inputs, names, caller, values, labels, reference=False):
     """The caller's writes after the call: the first float output (then the inputs are read
-    again, seeing it through any alias), or the first float input (between forward and backward)."""
+    again, seeing it through any alias), or the first float input (between forward and backward).
+    Returns what backward starts from in place of ``result``.
+
+    reference: the write made so that it cannot invalidate a tensor saved for backward, the
+    right answer where eager's backward refuses the real write: the input write is left out (it
+    is made under no_grad, outside the graph, so the gradient is that of the forward as
+    computed), the output write becomes ``out * 2`` in the loss (out of place). An output that
+    shares storage with another output or an input has no such equivalent: ``CallerWriteAliased``."""
+    loss_of = result
     if "mutate_output" in caller:
-        outs = [t for t in _tensors(result, []) if t.dtype.is_floating_point]
+        tensors = _tensors(result, [])
+        outs = [t for t in tensors if t.dtype.is_floating_point]
         if outs and not _overlaps(outs[0]):
-            outs[0].mul_(2)
+            if reference:
+                key = _storage_key(outs[0])
+                others = [t for t in tensors if t is not outs[0]] + _tensors(list(inputs), [])
+                if key is None or any(_storage_key(t) == key for t in others):
+                    raise CallerWriteAliased("the written output shares storage with another output "
+                                             "or an input: it has no out-of-place equivalent")
+                loss_of = [t * 2 if t is outs[0] else t for t in tensors]
+            else:
+                outs[0].mul_(2)
             for name, x in zip(names, inputs):
                 _flatten(x, f"input {name} after output mutation", values, labels)
-    if "mutate_input" in caller:
+    if "mutate_input" in caller and not reference:
         xs = [x for x in inputs if isinstance(x, torch.Tensor) and x.dtype.is_floating_point]
         if xs and not _overlaps(xs[0]):
             with torch.no_grad():
                 xs[0].mul_(2)
+    return loss_of
+
+
+class CallerWriteAliased(Exception):
+    """The caller's output write has no out-of-place equivalent (``_caller_mutations``)."""
 
 
 def output_meta(result, inputs):
@@ -386,7 +408,7 @@ def _leaf(t):
 
 
 def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliases=False, grad=False,
-             caller=()):
+             caller=(), caller_ref=False):
     """Call ``fn(*inputs)`` with the RNG reset; return outputs and the inputs after the call.
 
     grad_mode: grad | no_grad | inference (the call runs under that mode); after: optional
@@ -400,6 +422,8 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
     caller: actions of the caller around the call (autocast, deterministic, mutate_output,
     mutate_input). The torch globals after the call are reported (``state torch globals after
     call``) and then restored, so one call never leaks into the next.
+    caller_ref: the caller's writes made so they cannot invalidate a saved tensor (the reference
+    where eager's backward refuses the real write; ``_caller_mutations``).
     """
     for x in inputs:  # grads are the call's own, as after zero_grad(set_to_none=True)
         if isinstance(x, torch.Tensor) and x.is_leaf and x.grad is not None:
@@ -429,10 +453,11 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
                 labels.append(label)
     finally:
         restore_global_state(saved)
+    loss_of = result
     if caller:
         try:
             with _caller_context(grad_mode, (), inputs):
-                _caller_mutations(result, inputs, names, caller, values, labels)
+                loss_of = _caller_mutations(result, inputs, names, caller, values, labels, caller_ref)
         except Exception as e:
             return Outcome([], [], _error(e, "caller: "))
     leaves = [isinstance(x, torch.Tensor) and x.is_leaf and x.requires_grad for x in inputs]
@@ -441,7 +466,7 @@ def run_call(fn, inputs, names, rng_seed=0, grad_mode="grad", after=None, aliase
     # traces backward at compile time, so eager must run it too for parity over the whole call
     if grad and (any(leaves) or mutated or any(t.requires_grad for t in _tensors(result, []))):
         try:
-            run_backward((result, mutated), rng_seed)
+            run_backward((loss_of, mutated), rng_seed)
         except Exception as e:
             return Outcome([], [], _error(e, "backward: "))
         for name, x, leaf in zip(names, inputs, leaves):
@@ -460,11 +485,13 @@ def perturb_floor(entry) -> float:
 
 
 def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,
-                  perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False, step_begin=False):
+                  perturb=0.0, draw=0, requires_grad=(), aliases=False, grad=False, step_begin=False,
+                  caller_ref=False):
     """Run one call-table entry ``(sizes, seed[, extra])`` of ``fn`` defined in ``namespace``.
 
     step_begin: start a new CUDA-graph step first, as a training loop does between iterations
     (outputs are cloned as soon as the call returns, before the next replay can reuse them).
+    caller_ref: the caller's writes in their reference form (``run_call``).
     extra may also hold ``caller`` (actions around the call; ``eval`` puts ``MODEL`` in eval
     mode, else it is in train mode), ``rebound`` (globals the program rebinds: None before
     the call, reported after it) and ``autocast`` (the program computes in bfloat16 somewhere:
@@ -490,7 +517,7 @@ def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu
     if step_begin:
         mark_step_begin()
     return run_call(fn, inputs, [spec[0] for spec in specs], seed, extra.get("grad_mode", "grad"), after,
-                    aliases=aliases, grad=grad, caller=caller)
+                    aliases=aliases, grad=grad, caller=caller, caller_ref=caller_ref)
 
 
 def mark_step_begin():
@@ -741,6 +768,12 @@ def _class_lost(e, r, c):
     return None
 
 
+def _caller_overwrote(eager, entry):
+    """Eager's backward refused a tensor it saved, and the caller wrote a tensor after the call."""
+    caller = (entry[2] if len(entry) > 2 else {}).get("caller", ())
+    return eager.error[2].startswith("backward: ") and "modified by an inplace operation" in eager.error[1]         and any(a in caller for a in ("mutate_output", "mutate_input"))
+
+
 def check():
     """None when compiled agrees with eager on every call, else a one-line problem."""
     compiled = torch.compile(fn, **COMPILE)
@@ -759,6 +792,17 @@ def check():
             continue  # mark_dynamic refused: the program specialised the dim, by design (as the judge)
         if comp.error and not eager.error:
             return f"call {k}: compiled raised {comp.error[0]}: {comp.error[1]} ({comp.error[2]})"
+        only, wrote, ref_kw = "", "", {}
+        if eager.error and not comp.error and _caller_overwrote(eager, entry):
+            # the caller's write after the call overwrote a tensor eager saved for backward: eager
+            # raises, compiled returned; its gradients must be those of eager without the write
+            # (an output's write made out of place)
+            ref_kw = dict(caller_ref=True)
+            eager, again, ref = run(fn, entry, **ref_kw), run(fn, entry, **ref_kw), run(fn, entry, upcast=True, **ref_kw)
+            if eager.error:
+                continue  # the written output shares storage: no out-of-place reference, not judged
+            only, wrote = "grad of input ", (" (after the caller's write, which eager's backward refuses; "
+                                             "reference: eager without it, out of place for an output)")
         if eager.error and not comp.error:
             return f"call {k}: eager raised {eager.error[0]}: {eager.error[1]}; compiled returned"
         if eager.error:
@@ -767,6 +811,8 @@ def check():
             return f"call {k}: eager gave values {eager.labels}, compiled {comp.labels}"
         perturbed = None
         for i, label in enumerate(eager.labels):
+            if not label.startswith(only):
+                continue
             r = ref.values[i] if ref.error is None and i < len(ref.values) else None
             e, a, r, c = off_nan_inputs(eager, label, [eager.values[i], again.values[i], r, comp.values[i]])
             status, why = compare(e, a, r, c, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
@@ -775,12 +821,12 @@ def check():
                 return f"call {k}, {label}: {lost}"
             if status == "mismatch":  # could a tiny input perturbation explain it?
                 if perturbed is None:
-                    perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d)
+                    perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d, **ref_kw)
                                  for d in range(PERTURB_DRAWS)]
                 pert = off_nan_inputs(eager, label, [p.values[i] for p in perturbed if p.error is None and i < len(p.values)])
                 status, why = compare(e, a, r, c, pert, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             if status == "mismatch":
-                return f"call {k}, {label}: {why}"
+                return f"call {k}, {label}: {why}{wrote}"
     for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again
         run(compiled, entry)
         if _graphs() > before:

@@ -164,7 +164,8 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     config = reach.compile_config(ch, any(getattr(s, "op", "").startswith("dds:") for s in scope.stmts))
     program = _arg_capabilities(ch, scope, program, cfg)
     program = _tail_forms(ch, scope, program, cfg, ctx)
-    return Case(program, calls, CompileSpec(dynamic=dynamic, config=config), seed, GENERATOR_VERSION)
+    cache = reach.plan_cache(ch, reach.weights_of(cfg.reach_weights), cfg.force)  # the stream's last draw
+    return Case(program, calls, CompileSpec(dynamic=dynamic, config=config, cache=cache), seed, GENERATOR_VERSION)
 
 
 def _arg_capabilities(ch: ChoiceStream, scope: Scope, program: Program, cfg: GenConfig) -> Program:

@@ -6,6 +6,8 @@ weight under ``config``:
 * ``reach``: a case-level capability (``reach.CAPABILITIES``); weight = the chance one case draws it;
 * ``arg``: a special or out-of-domain value reaching an op argument (``reach.ARG_CAPABILITIES``,
   drawn last in the stream); weight = the chance one case draws it;
+* ``setting``: a compile setting users run with (``reach.SETTINGS``, drawn last in the stream);
+  weight = the chance one case draws it;
 * ``knob``: registry specs scaled by a ``GenConfig`` knob (``knobs.KNOBS``); weight = the share
   of one drawn op statement that lands on its specs (knob x spec weights / all weights);
 * ``form``: a sub-form drawn inside one builder (``FORMS``): weight = its share of that
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from .features import features
 from .knobs import KNOB_OF, KNOBS, weights_for
 from .ir import Assign, Mutate, walk_program
-from .reach import ARG_CAPABILITIES, CAPABILITIES, TAIL_CAPABILITIES, weights_of
+from .reach import ARG_CAPABILITIES, CAPABILITIES, SETTINGS, TAIL_CAPABILITIES, weights_of
 from .reach_args import FEATURE_OF as _ARG_FEATURE
 from .ops_forms import MATMUL_FORMS
 from .ops_resample import GUARDED_P
@@ -51,7 +53,7 @@ FORMS = {
 @dataclass(frozen=True)
 class Capability:
     name: str
-    kind: str       # reach | arg | knob | form | tail
+    kind: str       # reach | arg | setting | knob | form | tail
     weight: float
     note: str = ""
 
@@ -61,6 +63,7 @@ def table(config) -> list[Capability]:
     forced = set(config.force)
     out = [Capability(n, "reach", 1.0 if n in forced else reach_w[n], "per case") for n in CAPABILITIES]
     out += [Capability(n, "arg", 1.0 if n in forced else reach_w[n], "per case") for n in ARG_CAPABILITIES]
+    out += [Capability(n, "setting", 1.0 if n in forced else reach_w[n], "per case") for n in SETTINGS]
     weights = weights_for(config)
     total = sum(weights) or 1.0
     for knob in KNOBS:
@@ -78,6 +81,7 @@ def has(case, feats: set[str] | None = None) -> set[str]:
     out = {cap for cap, keys in _REACH_FEATURES.items()
            if any(f == k or (k.endswith("_") and f.startswith(k)) for f in feats for k in keys)}
     out |= {cap for cap, f in _ARG_FEATURE.items() if f in feats}
+    out |= {cap for cap in SETTINGS if cap in feats}  # each setting's feature bears its name
     for s in walk_program(case.program):
         if isinstance(s, (Assign, Mutate)) and s.op in KNOB_OF:
             out.add(KNOB_OF[s.op])

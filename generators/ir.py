@@ -5,7 +5,7 @@ randomness left in it: the ``Program`` (inputs with symbolic shapes, a body of
 statements, outputs), the call schedule (one concrete size per symbol per call,
 plus a value seed), and the compile settings. ``to_jsonable``/``from_jsonable``
 round-trip every IR object through plain JSON, so a finding on disk can always
-be rebuilt.
+be rebuilt (a field marked ``omit_default`` is written only when it differs from its default).
 """
 from __future__ import annotations
 
@@ -306,6 +306,10 @@ class CompileSpec:
     # torch._dynamo.config values set while compiling and running (name, value), e.g.
     # capture_scalar_outputs: part of the case, so a repro carries them
     config: tuple[tuple[str, Any], ...] = ()
+    # "" (the fuzzer's default): Inductor's FX-graph and AOTAutograd caches off; "warm": both on
+    # as users have them, and the case is judged again in a second process served from the cache.
+    # Left out of the JSON while default, so every case stored before it keeps its bytes
+    cache: str = dataclasses.field(default="", metadata={"omit_default": True})
 
 
 @dataclass(frozen=True)
@@ -331,7 +335,10 @@ def to_jsonable(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj):
         out = {"_t": type(obj).__name__}
         for f in dataclasses.fields(obj):
-            out[f.name] = to_jsonable(getattr(obj, f.name))
+            value = getattr(obj, f.name)
+            if f.metadata.get("omit_default") and value == f.default:
+                continue
+            out[f.name] = to_jsonable(value)
         return out
     if isinstance(obj, tuple):
         return {"_tuple": [to_jsonable(x) for x in obj]}

@@ -51,6 +51,15 @@ TAIL_CAPABILITIES = {
     "nested_region": 0.03,      # a torch.compiler.nested_compile_region helper called twice
 }
 
+#: compile settings users run with that the fuzzer turns off by default: setting -> the chance one
+#: case gets it. Drawn after everything else in the stream, so a seed keeps its program and
+#: schedule byte for byte. ``warm_cache``: Inductor's FX-graph and AOTAutograd caches on, the case
+#: judged again in a second process served from them (``CompileSpec.cache = "warm"``; each costs
+#: a second compile, so the share stays small).
+SETTINGS = {
+    "warm_cache": 0.04,
+}
+
 CALLER_ACTIONS = ("autocast", "deterministic", "mutate_output", "mutate_input")
 
 
@@ -73,6 +82,14 @@ def plan_args(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[st
     return tuple(out)
 
 
+def plan_cache(ch: ChoiceStream, weights: dict[str, float], force=()) -> str:
+    """``CompileSpec.cache`` of one case: "warm" with the ``warm_cache`` weight, else ""."""
+    if "warm_cache" in force:
+        return "warm"
+    w = weights.get("warm_cache", 0.0)
+    return "warm" if w > 0 and ch.boolean(w) else ""
+
+
 def plan_tail(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[str, ...]:
     """The tail forms one case gets (``TAIL_CAPABILITIES``), like ``plan_args``; one whose
     weight is 0 (``nested_region`` where this torch lacks the decorator) spends no draw."""
@@ -85,7 +102,7 @@ def plan_tail(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[st
 
 def weights_of(overrides) -> dict[str, float]:
     from .tail_forms import HAS_NESTED
-    w = dict(CAPABILITIES) | dict(ARG_CAPABILITIES) | dict(TAIL_CAPABILITIES)
+    w = dict(CAPABILITIES) | dict(ARG_CAPABILITIES) | dict(TAIL_CAPABILITIES) | dict(SETTINGS)
     for name, value in overrides:
         if name not in w:
             raise ValueError(f"unknown capability {name!r}; known: {', '.join(w)}")
@@ -146,7 +163,7 @@ REACH_FEATURES = (
     "nn_instance_norm", "nn_embedding", "nn_embedding_bag", "nn_eval", "nn_train", "nn_eval_no_grad",
     "set_grad_enabled_inside", "deterministic_inside", "default_dtype_inside", "global_rebound",
     "scalar_item", "scalar_tolist", "dd_nonzero", "dd_masked_select", "dd_unique",
-    "capture_scalar_outputs", "capture_dynamic_output_shape_ops", "scalar_item_out",
+    "capture_scalar_outputs", "capture_dynamic_output_shape_ops", "scalar_item_out", "warm_cache",
 ) + tuple(ARG_CAPABILITIES)
 _OP_FEATURES = {
     "const:tensor": "const_graph", "state:set_grad_enabled": "set_grad_enabled_inside",
@@ -186,4 +203,6 @@ def reach_features(case) -> set[str]:
     for name, on in case.compile.config:
         if on:
             f.add(name)
+    if getattr(case.compile, "cache", "") == "warm":
+        f.add("warm_cache")
     return f

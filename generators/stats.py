@@ -127,13 +127,13 @@ def _block(title: str, counter: Counter, total: int | None = None, top: int | No
 def capability_lines(st: Stats, invalid: set | None = None) -> list[str]:
     """One row per capability: its weight, the cases having it out of all, and (given the seeds
     eager rejected) the eager-valid rate among them."""
-    lines = [f"capabilities (weight: reach/arg = chance per case, knob = share of op statements, "
+    lines = [f"capabilities (weight: reach/arg/setting = chance per case, knob = share of op statements, "
              f"form = share of its builder's draws, tail = chance per case; cases having it of {st.cases}"
              + ("; eager-valid among them" if invalid is not None else "") + "):"]
     width = max((len(c.name) for c in st.capabilities), default=0)
     for c in st.capabilities:
         seeds = st.cap_seeds.get(c.name, [])
-        row = (f"  {c.name:<{width}}  {c.kind:<5}  {c.weight:7.4f}  {len(seeds):6d}  "
+        row = (f"  {c.name:<{width}}  {c.kind:<7}  {c.weight:7.4f}  {len(seeds):6d}  "
                f"{100 * len(seeds) / max(st.cases, 1):5.1f}%")
         if invalid is not None:
             bad = sum(1 for sd in seeds if sd in invalid)

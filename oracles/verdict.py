@@ -15,9 +15,10 @@ SYMPTOMS = ("numeric", "gradient", "mutation", "aliasing", "recompile", "compile
             "runtime-crash", "error-parity", "hang", "segfault")
 # the backend ladder's rungs name the stage: capture (eager backend), autograd (aot_eager),
 # decomposition (aot_eager_decomp_partition), inductor, cudagraphs (inductor with CUDA graphs on,
-# when the same inductor without them is clean), backend (a custom backend past aot_eager)
+# when the same inductor without them is clean), backend (a custom backend past aot_eager);
+# cache: only a second process served from the FX-graph/AOTAutograd caches shows it
 STAGES = ("capture", "autograd", "decomposition", "inductor", "cudagraphs", "runtime", "backend",
-          "unknown")
+          "cache", "unknown")
 
 # Severity order used to pick a case's primary verdict.
 SEVERITY = {s: i for i, s in enumerate(("segfault", "hang", "compile-crash", "runtime-crash",

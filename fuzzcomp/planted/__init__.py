@@ -15,6 +15,7 @@ from fuzzcomp.planted.arguments import (
 from fuzzcomp.planted.tail import nested_region_bug, out_topk_max_norm_bug, widen_view_out_bug
 from fuzzcomp.planted.recompiles import always_recompile_bug, inference_recompile_bug, inplace_recompile_bug
 from fuzzcomp.planted.saved import saved_alias_bug
+from fuzzcomp.planted.cache import stale_cache_bug
 
 __all__ = [
     "abort", "alias_offset_bug", "big_matmul_bug", "break_aliasing", "crash_on_symbolic",
@@ -27,5 +28,5 @@ __all__ = [
     "guarded_scale_bug", "half_divisor_bug", "index_reduce_long_bug", "inf_divisor_bug", "item_output_bug",
     "matmul_column_bug", "softmax_special_bug", "saved_alias_bug",
     "nested_region_bug", "out_topk_max_norm_bug", "widen_view_out_bug",
-    "always_recompile_bug", "inference_recompile_bug", "inplace_recompile_bug",
+    "always_recompile_bug", "inference_recompile_bug", "inplace_recompile_bug", "stale_cache_bug",
 ]

@@ -164,7 +164,8 @@ def report_title(case: Case, key: BucketKey, detail: str) -> str:
     spec = case.compile
     setting = ", ".join([spec.backend.split(":")[-1], spec.device]
                         + (["dynamic=True"] if spec.dynamic else []) + (["fullgraph=True"] if spec.fullgraph else [])
-                        + ([f"mode={spec.mode}"] if spec.mode else []))
+                        + ([f"mode={spec.mode}"] if spec.mode else [])
+                        + (["warm FX-graph/AOTAutograd cache"] if getattr(spec, "cache", "") == "warm" else []))
     row = symptoms.state_row(key.symptom, _label(detail), key.signature)
     what = row[2] if row else symptoms.title_phrase(key.symptom)
     sym = symptoms.SYMPTOMS.get(key.symptom)
@@ -218,6 +219,17 @@ def next_step(info: dict, case: Case, key: BucketKey, detail: str = "") -> str:
     return f"Next step: known, not reported upstream yet: file it{advice}."
 
 
+def _cache_setting(case: Case) -> str:
+    """What a warm-cache case ran under (nothing for the fuzzer's default, caches off)."""
+    if getattr(case.compile, "cache", "") != "warm":
+        return ""
+    return ("\n\nCompile caches: Inductor's FX-graph cache and the AOTAutograd cache are **on** (as users "
+            "have them; `TORCHINDUCTOR_FX_GRAPH_CACHE=1`, `TORCHINDUCTOR_AUTOGRAD_CACHE=1`), in a fresh "
+            "cache folder: a first process compiles the function and fills the cache, a second process "
+            "compiles it again, served from the cache, and that second run is the one judged. "
+            "The repro does the same (it runs itself once as the first process).")
+
+
 def render_report(case: Case, key: BucketKey, detail: str, repro_text: str,
                   observed: str | None = None, log_path=None, info: dict | None = None) -> str:
     info = info or {}
@@ -252,7 +264,7 @@ def render_report(case: Case, key: BucketKey, detail: str, repro_text: str,
 ### 🐛 Describe the bug
 
 `torch.compile({opts})` {phrase} on the program below on
-{spec.device}, while eager is fine; the function is called {calls}. {backward}
+{spec.device}, while eager is fine; the function is called {calls}. {backward}{_cache_setting(case)}
 
 {_inputs_table(case, grads)}
 

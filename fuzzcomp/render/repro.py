@@ -256,6 +256,8 @@ def short_spec(case: Case, key: BucketKey, detail: str):
 
 
 def _short(case: Case, key: BucketKey, detail: str, prune: bool = True) -> str | None:
+    if getattr(case.compile, "cache", "") == "warm":  # two processes and a cache folder: the long form
+        return None
     spec = short_spec(case, key, detail)
     spec.prune = prune
     return render_short(spec)
@@ -279,6 +281,76 @@ def render_repro(case: Case, key: BucketKey, detail: str, form: str = "short") -
     return render_long(case, key, detail)
 
 
+_CACHE_PRE = '''import atexit
+import os
+import shutil
+import subprocess
+import tempfile
+
+# Inductor's FX-graph and AOTAutograd caches on, as users have them, in a fresh folder: this file
+# first runs itself as a first process (the cold compile fills the cache); the run judged below is
+# a second process, served from that cache
+os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] = "1"
+if not os.environ.get("FUZZCOMP_COLD_PROCESS"):
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="repro-cache-")
+    atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], True)
+    _cold = subprocess.run([sys.executable, os.path.abspath(__file__)], capture_output=True, text=True,
+                           env=dict(os.environ, FUZZCOMP_COLD_PROCESS="1"))
+    _said = (_cold.stdout.strip().splitlines() or [f"no output, exit {_cold.returncode}"])[-1]
+    print("first (cold) process:", _said.replace("BUG: ", "").replace("OK: ", ""))
+'''
+_CACHE_POST = '''
+import torch._functorch.config  # noqa: E402
+for _config, _name in ((torch._inductor.config, "fx_graph_cache"), (torch._functorch.config, "enable_autograd_cache")):
+    if hasattr(_config, _name):  # also where torch was imported before this file set the env
+        setattr(_config, _name, True)
+_TWIN = os.path.join(os.environ["TORCHINDUCTOR_CACHE_DIR"], "fuzzcomp-cold-values.pt")
+
+
+def _same_bits(a, b):
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return bitwise_same(a.detach().cpu(), b.detach().cpu())
+    return a == b or (a != a and b != b)
+
+
+def _cold_twin(k, eager, again, comp):
+    """The first process saves its compiled values per call; the second compares its own with
+    them bit for bit (where eager gives the same bits twice)."""
+    if comp.error or eager.error or again.error:
+        return None
+    values = [v.detach().cpu() if isinstance(v, torch.Tensor) else v for v in comp.values]
+    saved = torch.load(_TWIN) if os.path.exists(_TWIN) else {}
+    if os.environ.get("FUZZCOMP_COLD_PROCESS"):
+        saved[k] = values
+        torch.save(saved, _TWIN)
+        return None
+    cold = saved.get(k)
+    if cold is None or not all(_same_bits(a, b) for a, b in zip(eager.values, again.values)):
+        return None
+    for label, a, b in zip(comp.labels, cold, values):
+        if not _same_bits(a, b):
+            return (f"call {k}, {label}: the second process, served from the cache, differs from the "
+                    "first process's cold compile")
+    return None'''
+#: where a warm-cache repro's check compares each call with the cold process's values
+_TWIN_AT = "        ref, comp = run(fn, entry, upcast=True), run(compiled, entry)\n"
+
+
+def _main(case: Case) -> str:
+    if getattr(case.compile, "cache", "") != "warm":
+        return _MAIN
+    assert _TWIN_AT in _MAIN
+    return _MAIN.replace(_TWIN_AT, _TWIN_AT + "        twin = _cold_twin(k, eager, again, comp)\n"
+                                              "        if twin:\n            return twin\n")
+
+
+def _cache_lines(case: Case) -> tuple[str, str]:
+    """A warm-cache case's lines before and after ``import torch`` ("" for other cases)."""
+    if getattr(case.compile, "cache", "") != "warm":
+        return "", ""
+    return _CACHE_PRE, _CACHE_POST
+
+
 def render_long(case: Case, key: BucketKey, detail: str) -> str:
     case = next(drop_unused_symbols(case), case)  # list only the sizes the inputs use
     v = versions()
@@ -288,6 +360,7 @@ def render_long(case: Case, key: BucketKey, detail: str) -> str:
     inputs = "".join(f"\n    {spec!r}," for spec in input_specs(case))
     state = "".join(f"\n    {spec!r}," for spec in state_specs(case))
     calls = ",\n    ".join(repr(call_entry(case, c)) for c in case.calls)
+    cache_pre, cache_post = _cache_lines(case)
     header = f'''#!/usr/bin/env python3
 """fuzzcomp repro: {key.symptom} at stage {key.stage}.
 
@@ -302,11 +375,11 @@ Judged like PyTorch's fuzzer reports: fp64 reference, fallback_random, RNG reset
 per call, eager run twice to screen its own nondeterminism.
 """
 import sys
-
+{cache_pre}
 import torch
 import torch._inductor.config
 {imp}
-torch._inductor.config.fallback_random = True
+torch._inductor.config.fallback_random = True{cache_post}
 torch.set_num_threads(1)  # as the campaign's workers ran: parallel reductions sum in another order
 {config_lines(case)}
 '''
@@ -344,5 +417,5 @@ import traceback  # noqa: E402
 {_strip_docstring_and_imports(runtime)}
 # ---- the fp64 rule (PyTorch's fuzzer rule) ----
 {_strip_docstring_and_imports(fp64rule)}
-{_MAIN}'''
+{_main(case)}'''
     return header + emit(p) + body + "\n" + _case_line(case) + "\n"

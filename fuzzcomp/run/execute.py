@@ -71,9 +71,15 @@ DEFAULT_OPTIONS = ExecOptions()
 
 
 def configure_torch() -> None:
-    """Settings every worker applies once: RNG parity, quiet single-threaded compiles."""
+    """Settings every worker applies once: RNG parity, quiet single-threaded compiles, and the
+    FX-graph and AOTAutograd caches off (a warm-cache case turns them on for itself:
+    ``fuzzcomp.workers.warm_cache``)."""
+    import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
     inductor_config.fallback_random = True
+    for module, name in ((inductor_config, "fx_graph_cache"), (functorch_config, "enable_autograd_cache")):
+        if hasattr(module, name):
+            setattr(module, name, False)
     if hasattr(inductor_config, "compile_threads"):
         inductor_config.compile_threads = 1
 

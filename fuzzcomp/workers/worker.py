@@ -22,7 +22,8 @@ cap is off there. An allocation refused by the cap raises inside torch; the
 campaign logs such cases as ``oom`` events, never as findings.
 
 Caches: workers run with Inductor's FX-graph cache and AOTAutograd's cache
-switched off, and with ``TORCHINDUCTOR_CACHE_DIR`` pointing to a folder of
+switched off (by config, so a case can turn them on: the env variables that would force them,
+``CACHE_ENV``, are removed from the worker's environment), and with ``TORCHINDUCTOR_CACHE_DIR`` pointing to a folder of
 their own: ``settings.cache_dir`` (the campaign passes one fresh folder per
 campaign, shared by its workers: see ``campaign.worker_env.inductor_cache_dir``) or,
 without it, a fresh folder per worker process, deleted when the process ends. A fuzzer wants every case
@@ -33,7 +34,8 @@ long campaign. What stays cached is the C++ compiler's output keyed by the
 kernel source (a failed compile is never cached, so it fails again), which
 spares each restarted worker Inductor's CPU-capability probe compile (the
 first case in an empty cache took 121-145 s on a loaded 2-core box, the next
-ones 11-14 s).
+ones 11-14 s). A warm-cache case (``compile.cache == "warm"``) is the exception, run as users
+run: caches on, then judged again in a second process served from them (``warm_cache``).
 """
 from __future__ import annotations
 
@@ -53,8 +55,10 @@ from fuzzcomp.base.messages import CHECK, DIED, DONE, EAGER_ONLY, HARNESS_ERROR,
 
 DEFAULT_MEMORY_MB = 4096
 
-#: Environment every worker starts with (before torch is imported).
-CACHE_ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"}
+#: Env variables that force the FX-graph and AOTAutograd caches whatever the config says:
+#: removed from every worker's environment before torch is imported (``configure_torch`` turns
+#: both caches off by config, which a warm-cache case can override; a forced value could not be).
+CACHE_ENV = ("TORCHINDUCTOR_FX_GRAPH_CACHE", "TORCHINDUCTOR_AUTOGRAD_CACHE")
 
 
 class WorkerStartError(RuntimeError):
@@ -76,7 +80,8 @@ class WorkerSettings:
 
 def _setup_cache(cache_dir: str | None) -> None:
     if cache_dir:
-        os.environ.update(CACHE_ENV)
+        for name in CACHE_ENV:
+            os.environ.pop(name, None)
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
         os.environ["TRITON_CACHE_DIR"] = os.path.join(cache_dir, "triton")
 
@@ -115,21 +120,28 @@ def worker_main(conn, settings: WorkerSettings, cache_dir: str | None = None) ->
     from fuzzcomp.run import compiler_signals as signals
     from fuzzcomp.run.execute import ExecOptions, configure_torch, observe, set_phase_listener
     from fuzzcomp.judge.check import check
+    from fuzzcomp.workers import warm_cache
     configure_torch()
     set_phase_listener(lambda name: conn.send(("phase", name)))
+    warm = warm_cache.WarmCache(settings.threads, forward=conn.send)
     conn.send("ready")
     while True:
         try:
             job = conn.recv()
         except (EOFError, KeyboardInterrupt):
+            warm.close()
             return
         if job is None:
+            warm.close()
             return
         try:
             if job.kind == CHECK:
+                options = ExecOptions(strict_precision=settings.strict_precision)
                 with _fix_context(job):
-                    obs, verdicts = signals.checked(check, job.case,
-                                                    ExecOptions(strict_precision=settings.strict_precision))
+                    if warm_cache.applies(job.case):
+                        obs, verdicts = warm.checked(lambda c, o: signals.checked(check, c, o), job.case, options)
+                    else:
+                        obs, verdicts = signals.checked(check, job.case, options)
                 result = JobResult(job.id, DONE, obs.eager_valid, verdicts, obs.stats, obs.timings)
             elif job.kind == EAGER_ONLY:
                 obs = observe(job.case, eager_only=True)

@@ -42,7 +42,11 @@ def test_no_program_computes_indices():
         src = emit(generate(seed).program)
         for bad in ("argmax", "argmin", "argsort", ".indices"):
             assert bad not in src, (seed, bad)
-        assert not re.search(r"(sort|topk|kthvalue|median|max|min|cummax|cummin)\([^\n]*\)\[1\]", src), seed
+        # except max/min's indices of exact values (tail form out_topk_max_norm): torch documents
+        # that ties give the first index, so those indices are defined on every backend
+        lines = [ln for ln in src.splitlines() if not re.search(r"torch\.(max|min)\(.*out=\(", ln)]
+        assert not re.search(r"(sort|topk|kthvalue|median|max|min|cummax|cummin)\([^\n]*\)\[1\]",
+                             "\n".join(lines)), seed
 
 
 # Each family of the issue, with callables that must be generated (not just registered).

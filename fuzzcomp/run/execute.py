@@ -262,6 +262,21 @@ def overlapping_writes(case: Case, options: ExecOptions, namespace) -> list[str]
     return sorted(over & _mutated_inputs(case, options, namespace))
 
 
+def partial_overlap_ops(case: Case, options: ExecOptions, namespace) -> list[str]:
+    """In-place ops of the program whose destination partially overlaps a source (found by one
+    watched eager run per call, only for programs that write in place): the documented user
+    error eager cannot always detect (``fuzzcomp.run.partial_overlap``)."""
+    from fuzzcomp.generators.ir import Mutate, walk_program
+    if not any(isinstance(s, Mutate) for s in walk_program(case.program)):
+        return []
+    from fuzzcomp.run.partial_overlap import watching
+    r = _Runner(case, replace(options, aliases=False), namespace=namespace)
+    watched, found = watching(r.fn)
+    for call in case.calls:
+        run_call(watched, r.inputs(call), r.names, call.seed)
+    return found
+
+
 def grad_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
     if options.grad == "off":
         return set()
@@ -308,7 +323,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
                 runner, records = plain, retry
                 stats["grad_inputs"] = []
                 stats["reduce_n"] = reduce_n(case, False)
-    overlapping = overlapping_writes(case, options, namespace)
+    overlapping = overlapping_writes(case, options, namespace) + partial_overlap_ops(case, options, namespace)
     if overlapping:
         stats["overlapping_writes"] = overlapping
     stats.update(reach_stats(case, stats, records, reduce_n))  # special values, caller actions, library modules

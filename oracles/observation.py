@@ -40,6 +40,9 @@ class CallRecord:
     fp64: Any
     compiled: Any
     perturbed: list = field(default_factory=list)
+    # perturbed runs at the values' own epsilons where ``perturbed`` moved inputs by bfloat16
+    # steps (an autocast region): the screen of the outputs judged by a floor of their own
+    perturbed_fine: list = field(default_factory=list)
     cpu_eager: Any = None   # device runs only: the same call in eager on the CPU (cross-device oracle)
     eager_kernel_bugs: list = field(default_factory=list)  # kernels the eager audit caught
     eager_wide: Any = None  # after a compiled crash: eager with a loss over every intermediate

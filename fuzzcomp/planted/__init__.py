@@ -12,6 +12,7 @@ from fuzzcomp.planted.faults import (
 from fuzzcomp.planted.arguments import (
     guarded_scale_bug, half_divisor_bug, index_reduce_long_bug, inf_divisor_bug, item_output_bug,
     matmul_column_bug, softmax_special_bug,)
+from fuzzcomp.planted.regions import autocast_off_bug, rebased_view_grad_bug
 
 __all__ = [
     "abort", "alias_offset_bug", "big_matmul_bug", "break_aliasing", "crash_on_symbolic",
@@ -22,5 +23,5 @@ __all__ = [
     "perturb_add", "perturb_library_kernels", "perturb_mul", "pool_form_bug", "runtime_crash",
     "scatter_no_self_bug", "stale_result", "stale_scalar_param", "wrong_gradient",
     "guarded_scale_bug", "half_divisor_bug", "index_reduce_long_bug", "inf_divisor_bug", "item_output_bug",
-    "matmul_column_bug", "softmax_special_bug",
+    "matmul_column_bug", "softmax_special_bug", "autocast_off_bug", "rebased_view_grad_bug",
 ]

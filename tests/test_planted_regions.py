@@ -20,6 +20,7 @@ from fuzzcomp.run.value_floors import output_floor_eps
 F32 = TensorType(("s0", "s0"), "float32")
 BF = TensorType(("s0", "s0"), "bfloat16")
 MM = "torch.tanh(torch.matmul({0}, {0}.transpose(-1, -2)))"
+OFF_FLOAT = "torch.tanh(torch.matmul({0}.float(), {1}.float()))"
 #: autocast blocks drawn 30 times as often: the forms inside them come within a few seeds
 AUTOCAST = GenConfig(kind_scale=(("autocast", 30.0),), reach_weights=(("gstate", 0.0),))
 PLAIN = GenConfig(reach_weights=(("gstate", 0.0),))
@@ -33,8 +34,7 @@ def _case(body, outputs, calls=(Call((4,), 1),)) -> Case:
 def _autocast_body():
     return [With("autocast", (Assign("a", "autocast:matmul", MM, (Ref("x"),), BF),
                               With("no_autocast", (
-                                  Assign("b", "autocast:off_float", "torch.tanh(torch.matmul({0}.float(), {1}.float()))",
-                                         (Ref("a"), Ref("x")), F32),
+                                  Assign("b", "autocast:off_float", OFF_FLOAT, (Ref("a"), Ref("x")), F32),
                                   Assign("f", "autocast:off_full", MM, (Ref("x"),), F32))))),
             Assign("j", "autocast:join", "{0}.to({1}.dtype)", (Ref("b"), Ref("x")), F32)]
 

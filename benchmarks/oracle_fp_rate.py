@@ -99,7 +99,7 @@ def _install_recorder() -> None:
     check_mod = importlib.import_module("fuzzcomp.judge.check")
     real_values, real_needs = judge._judge_values, judge.needs_perturbation
 
-    def values(backend, k, rec, strict=False, floor_eps=0.0, reduce_n=1, coarse_eps=0.0):
+    def values(backend, k, rec, strict=False, floor_eps=0.0, reduce_n=1, coarse_eps=0.0, by_label=None):
         e, c = rec.eager, rec.compiled
         ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
         if len(e.values) == len(c.values):
@@ -107,13 +107,14 @@ def _install_recorder() -> None:
                 if label.startswith(("alias ", "state ")) or c.labels[i] != label:
                     continue
                 r = ref[i] if ref is not None and i < len(ref) else None
-                pert = [p.values[i] for p in rec.perturbed if p.error is None and i < len(p.values)]
-                v = _variants(e.values[i], rec.eager_again.values[i], r, c.values[i], pert, floor_eps,
-                              reduce_n, coarse_eps, strict)
+                runs = rec.perturbed_fine if label in (by_label or {}) and rec.perturbed_fine else rec.perturbed
+                pert = [p.values[i] for p in runs if p.error is None and i < len(p.values)]
+                v = _variants(e.values[i], rec.eager_again.values[i], r, c.values[i], pert,
+                              float((by_label or {}).get(label, floor_eps)), reduce_n, coarse_eps, strict)
                 dtype = str(getattr(e.values[i], "dtype", "")).split(".")[-1]
                 _RECORDS.append({"call": k, "label": label, "dtype": dtype, "perturbed": bool(rec.perturbed),
                                  "kernel_bug": bool(rec.eager_kernel_bugs), **v})
-        return real_values(backend, k, rec, strict, floor_eps, reduce_n, coarse_eps)
+        return real_values(backend, k, rec, strict, floor_eps, reduce_n, coarse_eps, by_label=by_label)
 
     def needs(verdicts):
         return real_needs(verdicts) or any(r["same-raw"] == "mismatch" and not r["perturbed"] for r in _RECORDS)

@@ -31,6 +31,8 @@ from .ops_forms import MATMUL_FORMS
 from .ops_resample import GUARDED_P
 from .ops_scatter import LONG_SOURCE_P
 from .reach_stmts import SCALAR_KIND_WEIGHTS, SCALAR_KINDS
+from .structure import OFF_FULL_P
+from .structure_inputs import NONLEAF_VIEW_P
 from .registry import REGISTRY
 
 #: reach capability -> feature names (or prefixes ending in "_") that show it in a case
@@ -47,6 +49,8 @@ FORMS = {
     "index_reduce_long_source": ("index_reduce_long_source", LONG_SOURCE_P, "of Tensor.index_reduce"),
     "matmul_column": ("matmul_column", 1 / len(MATMUL_FORMS), "of torch.matmul[form]"),
     "interpolate_guarded_scale": ("interpolate_guarded_scale", GUARDED_P, "of interpolate scale forms"),
+    "autocast_off_full": ("autocast_off_full", 0.5 * OFF_FULL_P, "of autocast regions (float32 value, top level)"),
+    "nonleaf_view_write": ("nonleaf_view_write", NONLEAF_VIEW_P, "of aliased arguments (float base)"),
 }
 
 

@@ -21,6 +21,7 @@ FEATURES = (
     "dynamic_none", "mark_dynamic", "maybe_mark_dynamic", "scalar_values_change", "global_values_change",
     "no_grad_call", "inference_mode_call", "inference_inputs", "requires_grad", "requires_grad_flip",
     "nested_region",
+    "autocast_off_full", "nonleaf_view_write",
 ) + REACH_FEATURES + OP_FEATURES
 
 
@@ -49,6 +50,9 @@ def features(case: Case) -> set[str]:
             f.add("while_size")
         elif isinstance(s, With):
             f.add("autocast" if s.kind == "autocast" else "autocast_nested_off")
+            if s.kind == "no_autocast" and any(isinstance(x, Assign) and x.op == "autocast:off_full"
+                                               for x in s.body):
+                f.add("autocast_off_full")  # full precision again, from full-precision values
         elif isinstance(s, CallFn) and not s.fn.startswith("self."):
             f.add("helper_call")
         elif isinstance(s, CallFn):
@@ -102,6 +106,8 @@ def features(case: Case) -> set[str]:
             f.add("inference_inputs")
         if c.requires_grad:
             f.add("requires_grad")
+    if _nonleaf_view_written(case):
+        f.add("nonleaf_view_write")
     if len({c.scalars for c in calls}) > 1:
         f.add("scalar_values_change")
     if len({c.globals for c in calls}) > 1:
@@ -109,3 +115,16 @@ def features(case: Case) -> set[str]:
     if len({c.requires_grad for c in calls}) > 1:
         f.add("requires_grad_flip")
     return f | reach_features(case) | op_features(case)
+
+
+def _nonleaf_view_written(case: Case) -> bool:
+    """An argument taken as a view of a non-leaf copy of its base is written in place while
+    the base requires grad (some call): autograd rebases the view's history."""
+    p = case.program
+    views = {i.name: i.alias_of for i in p.inputs if i.kind == "alias" and i.view.startswith("nonleaf:")}
+    written = {s.target for s in walk(p.body) if isinstance(s, Mutate)} & set(views)
+    grads = set()
+    for c in case.calls:
+        grads |= set(c.requires_grad if c.requires_grad is not None else
+                     (i.name for i in p.inputs if i.requires_grad))
+    return any(views[v] in grads for v in written)

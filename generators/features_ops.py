@@ -70,7 +70,7 @@ def _stmt_features(op: str, tmpl: str) -> set[str]:
     elif base in ("Tensor.unsqueeze_", "Tensor.squeeze_", "Tensor.transpose_", "Tensor.t_", "Tensor.as_strided_",
                   "Tensor.resize_"):
         f.add("inplace_view")
-    elif variant == "nonleaf]":
+    elif variant == "nonleaf]" and not base.startswith("input:"):  # not the write of a non-leaf view input
         f.add("nonleaf_inplace_grad")
     elif base in ("torch.nn.functional.huber_loss", "torch.nn.functional.margin_ranking_loss",
                   "torch.nn.functional.hinge_embedding_loss", "torch.nn.functional.kl_div"):

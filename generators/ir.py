@@ -481,6 +481,10 @@ def tainted_sources(program: Program) -> set[str]:
             if sub.forward is not None and any(isinstance(s, Mutate) for s in walk(sub.forward.body)):
                 writers.add(f"self.{attr}")
     tainted: set[str] = set()
+    # a view of a non-leaf copy of its base carries the base's gradient: what it reaches, the base does
+    for i in program.inputs:
+        if i.kind == "alias" and i.view.startswith("nonleaf:"):
+            deps[i.name] = {i.name, i.alias_of}
 
     def d(names) -> set[str]:
         out: set[str] = set()

@@ -49,6 +49,14 @@ def grad_candidates(program: Program, mutated: set[str]) -> list[str]:
             and i.name not in mutated and i.name not in aliased and i.layout != "expanded"]
 
 
+def nonleaf_view_bases(program: Program, mutated: set[str]) -> tuple[str, ...]:
+    """Bases of the arguments taken as views of a non-leaf copy (``structure_inputs.NONLEAF``):
+    they require grad, so the program's write into the view is one autograd must rebase; a base
+    the program writes itself (a leaf requiring grad may not be) is left without."""
+    return tuple(dict.fromkeys(i.alias_of for i in program.inputs if i.kind == "alias"
+                               and i.view.startswith("nonleaf:") and i.alias_of not in mutated))
+
+
 def make_calls(ch: ChoiceStream, program: Program, symbols, sizes: dict[str, list[int]], n_calls: int,
                ctx: Context, mutated: set[str], dynamic) -> tuple[Call, ...]:
     seeds = [ch.subseed() for _ in range(n_calls)]
@@ -68,6 +76,9 @@ def make_calls(ch: ChoiceStream, program: Program, symbols, sizes: dict[str, lis
             if k > 0 and ch.boolean(0.4):
                 cur ^= {ch.choice(cands)}  # flip one input's requires_grad
             grads[k] = tuple(n for n in cands if n in cur)
+    bases = nonleaf_view_bases(program, mutated)
+    if bases:  # no draw: the base of a non-leaf view written in place requires grad in every call
+        grads = [tuple(g or ()) + tuple(b for b in bases if b not in (g or ())) for g in grads]
     marks: tuple = ()
     if dynamic is not False and ch.boolean(0.25):
         found = []

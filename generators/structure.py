@@ -32,6 +32,9 @@ INT_SCALARS = (0, 1, 2, 3)
 FLOAT_SCALARS = (0.5, -0.75, 1.5, 2.0, -1.25, 0.25)
 CARRY = "{0} * 0.5 + torch.tanh({1}) * 0.5"   # a contraction: |c| <= max(|c0|, 1) forever
 CARRY_INDEX = "{0} * 0.5 + torch.tanh({1} + {2}) * 0.5"
+#: share of the nested autocast(enabled=False) regions (of a float32 value) that compute in full
+#: precision again: a ``.float()`` of the bfloat16 product, and a float32 matmul of float32 values
+OFF_FULL_P = 0.6
 
 
 class StructScope(Scope):
@@ -242,14 +245,30 @@ def autocast_block(ch: ChoiceStream, scope: StructScope, ctx: Context) -> bool:
     a, b, j = scope.fresh(), scope.fresh(), scope.fresh()
     body = [Assign(a, "autocast:matmul", "torch.tanh(torch.matmul({0}, {0}.transpose(-1, -2)))",
                    (Ref(x.name),), sq)]
+    full = None
     if ch.boolean(0.5):  # a nested region that switches autocast off again
-        body.append(With("no_autocast", (Assign(b, "autocast:off_matmul",
-                                                "torch.tanh(torch.matmul({0}.to({1}.dtype), {1}))",
-                                                (Ref(a), Ref(x.name)), x.type),)))
+        off = [Assign(b, "autocast:off_matmul", "torch.tanh(torch.matmul({0}.to({1}.dtype), {1}))",
+                      (Ref(a), Ref(x.name)), x.type)]
+        # drawn behind the nested region's own draw (only programs that have one change), in the
+        # function's own body: the full-precision value is returned, so it must be defined there
+        if x.type.dtype == "float32" and scope.parent is None and ch.boolean(OFF_FULL_P):
+            full = scope.fresh()
+            # both operands .float(): the fp64 run keeps the region's values float64, and
+            # mixing a float32 operand with a float64 one would fail there
+            off = [Assign(b, "autocast:off_float", "torch.tanh(torch.matmul({0}.float(), {1}.float()))",
+                          (Ref(a), Ref(x.name)), x.type),
+                   Assign(full, "autocast:off_full", "torch.tanh(torch.matmul({0}, {0}.transpose(-1, -2)))",
+                          (Ref(x.name),), TensorType(sq.shape, "float32"))]
+        body.append(With("no_autocast", tuple(off)))
     else:
         body.append(Assign(b, "autocast:matmul", "torch.tanh(torch.matmul({0}, {1}))",
                            (Ref(a), Ref(x.name)), TensorType(x.type.shape, "bfloat16")))
     scope.stmts.append(With("autocast", tuple(body)))
+    if full is not None:
+        # full precision from full-precision values only: returned, so its own (float32) floor
+        # judges it; the join below passed through bfloat16 and keeps the coarse one
+        scope.vals.append(Val(full, TensorType(sq.shape, "float32"), 1.0, full))
+        ctx.extra_outputs.append(full)
     scope.assign("autocast:join", "{0}.to({1}.dtype)", (Ref(b), Ref(x.name)), x.type, 1.0, name=j)
     return True
 

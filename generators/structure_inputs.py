@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import shapes
 from .choices import ChoiceStream
-from .ir import Global, Input, Ref, StateTensor, TensorType
+from .ir import GRAD_SAFE_SUFFIX, Global, Input, Ref, StateTensor, TensorType
 from .scope import Val
 from .structure import Context, StructScope
 
@@ -42,11 +42,16 @@ def extra_inputs(ch: ChoiceStream, scope: StructScope, inputs: list[Input], ctx:
         elif base.type.rank >= 1 and scope.min_dim(shape[0]) >= 1 and ch.boolean(0.35):
             view, shape[0] = "offset", shapes.add(shape[0], -1)  # base[1:]: overlaps the base one row on
         name = f"x{n}"
+        # drawn behind the alias's own draw: only programs with an aliased argument change
+        rebase = base.type.is_float and base.layout != "expanded" and ch.boolean(NONLEAF_VIEW_P)
         extra.append(Input(name, TensorType(tuple(shape), base.type.dtype), base.layout,
-                           kind="alias", alias_of=base.name, view=view))
+                           kind="alias", alias_of=base.name,
+                           view=NONLEAF + view.replace("same", "view") if rebase else view))
         n += 1
         scope.vals.append(Val(name, TensorType(tuple(shape), base.type.dtype), bval.bound, bval.root,
                               bval.writable, is_input=True))
+        if rebase:
+            _write_nonleaf_view(ch, scope, scope.vals[-1])
     for _ in range(ch.integer(0, 2) if ch.boolean(0.35) else 0):
         kind = ch.choice(("int", "float"))
         name = f"x{n}"
@@ -54,6 +59,29 @@ def extra_inputs(ch: ChoiceStream, scope: StructScope, inputs: list[Input], ctx:
         extra.append(Input(name, TensorType((), "int64" if kind == "int" else "float64"), kind=kind))
         ctx.scalars.append((name, kind))
     return extra
+
+
+#: the ``Input.view`` prefix of an aliased argument taken as a view of a non-leaf copy of its base
+#: (``(base * 1)[...]``, an activation's view as a layer hands it on): it requires grad once the
+#: base does, without being a leaf, so the program may write it in place and autograd rebases it
+NONLEAF = "nonleaf:"
+#: share of the aliased arguments (of a float base) taken so and written in place
+NONLEAF_VIEW_P = 0.3
+#: the first statement's in-place write of such an argument: (template, bound factor, add to bound)
+NONLEAF_WRITES = (("{0}.mul_(2)", 2.0, 0.0), ("{0}[:1] = {0}[:1] * 0.5", 1.0, 0.0),
+                  ("{0}.add_(torch.tanh({0}))", 1.0, 1.0))
+
+
+def _write_nonleaf_view(ch: ChoiceStream, scope: StructScope, x: Val) -> None:
+    """The program's first statement writes the non-leaf view ``x`` in place, before anything
+    reads it (a read saved for backward and then overwritten would fail eager's backward). The
+    view and its base are not written again: the base is a leaf that requires grad."""
+    writes = NONLEAF_WRITES if x.type.rank >= 1 else NONLEAF_WRITES[::2]
+    template, factor, plus = ch.choice(writes)
+    scope.mutate("input:view_write" + GRAD_SAFE_SUFFIX, template, (Ref(x.name),), x, x.bound * factor + plus)
+    for v in scope.all_vals():
+        if v.root == x.root:
+            v.writable = False
 
 
 def setup_state(ch: ChoiceStream, scope: StructScope, inputs: list[Input], ctx: Context) -> None:

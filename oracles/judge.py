@@ -189,15 +189,17 @@ def judge(obs: Observation) -> list[Verdict]:
         floor_eps = float(obs.stats.get("floor_eps", 0.0))
         reduce_n = int(obs.stats.get("reduce_n", 1))
         coarse_eps = float(obs.stats.get("coarse_eps", 0.0))
+        # an output whose value never passed through the program's coarsest type: its own floor
+        by_label = obs.stats.get("floor_eps_by_label") or {}
         found = _judge_values(obs.backend, k, rec, bool(obs.stats.get("strict_precision")), floor_eps,
-                              reduce_n, coarse_eps)
+                              reduce_n, coarse_eps, by_label=by_label)
         # the CPU is no witness where the program's semantics depend on the device: the caller's
         # autocast (CPU and CUDA autocast cast different op lists) and special values (GPU
         # kernels flush subnormals, overflow differently); those calls are judged on the device
         device_bound = k in (obs.stats.get("special_calls") or ()) or \
             k in (obs.stats.get("caller_autocast_calls") or ())
         if not found and not device_bound:
-            found = judge_cross_device(k, rec, floor_eps, reduce_n, coarse_eps)
+            found = judge_cross_device(k, rec, floor_eps, reduce_n, coarse_eps, by_label=by_label)
         verdicts += found
     if all(rec.compiled is not None and rec.compiled.error is None for rec in obs.calls):
         verdicts += judge_recompiles(obs.stats)
@@ -347,7 +349,9 @@ def _symptom(label: str) -> str:
 
 
 def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: float = 0.0,
-                  reduce_n: int = 1, coarse_eps: float = 0.0) -> list[Verdict]:
+                  reduce_n: int = 1, coarse_eps: float = 0.0, by_label=None) -> list[Verdict]:
+    """``by_label``: {label: floor_eps} for the values judged by a floor of their own."""
+    by_label = by_label or {}
     e, c = rec.eager, rec.compiled
     if len(e.values) != len(c.values):
         return [Verdict("numeric", "unknown", "numeric",
@@ -356,7 +360,9 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
     ref = rec.fp64.values if rec.fp64 is not None and rec.fp64.error is None else None
     for i, label in enumerate(e.labels):
         r = ref[i] if ref is not None and i < len(ref) else None
-        pert = [p.values[i] for p in rec.perturbed if p.error is None and i < len(p.values)]
+        # a value judged by a floor of its own is screened by runs moved by its own epsilons
+        runs = rec.perturbed_fine if label in by_label and getattr(rec, "perturbed_fine", None) else rec.perturbed
+        pert = [p.values[i] for p in runs if p.error is None and i < len(p.values)]
         if c.labels[i] != label:
             out.append(Verdict(_symptom(label), "unknown", "structure",
                                f"eager value {i} is {label!r}, compiled {c.labels[i]!r}", k, label))
@@ -365,11 +371,12 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
                 (label.startswith("alias ") and "empty" in (e.values[i], c.values[i])):
             continue
         vals = off_nan_inputs(e, label, [e.values[i], rec.eager_again.values[i], r, c.values[i], *pert])
-        status, reason = compare(*vals[:4], vals[4:], strict=strict, floor_eps=floor_eps, reduce_n=reduce_n,
+        floor = float(by_label.get(label, floor_eps))
+        status, reason = compare(*vals[:4], vals[4:], strict=strict, floor_eps=floor, reduce_n=reduce_n,
                                  coarse_eps=coarse_eps)
         if status == "mismatch" and rec.eager_kernel_bugs and not label.startswith("alias "):
             continue  # eager's own kernel misbehaved in this call: no witness for the compiler
-        if status == "mismatch" and _device_eager_is_the_outlier(rec, i, floor_eps, reduce_n):
+        if status == "mismatch" and _device_eager_is_the_outlier(rec, i, floor, reduce_n):
             continue  # float64: the CPU's eager agrees with compiled, the device's eager does not
         if status == "mismatch":
             oracle = "aliasing" if label.startswith("alias ") else "fp64-rule"
@@ -396,7 +403,7 @@ def _device_eager_is_the_outlier(rec, i: int, floor_eps: float, reduce_n: int) -
 
 
 def judge_cross_device(k: int, rec, floor_eps: float = 0.0, reduce_n: int = 1,
-                       coarse_eps: float = 0.0) -> list[Verdict]:
+                       coarse_eps: float = 0.0, by_label=None) -> list[Verdict]:
     """Compiled on the device against eager on the CPU: a mismatch only when compiled is further
     from fp64 than both eager runs (and the perturbed runs) are, so kernels that legitimately
     differ between devices are never blamed on the compiler."""
@@ -414,7 +421,8 @@ def judge_cross_device(k: int, rec, floor_eps: float = 0.0, reduce_n: int = 1,
         witnesses = [e.values[i]] + [p.values[i] for p in rec.perturbed if p.error is None
                                      and i < len(p.values)]
         status, reason = compare(cpu.values[i], cpu.values[i], r, c.values[i], witnesses,
-                                 floor_eps=floor_eps, reduce_n=reduce_n, coarse_eps=coarse_eps)
+                                 floor_eps=float((by_label or {}).get(label, floor_eps)), reduce_n=reduce_n,
+                                 coarse_eps=coarse_eps)
         if status == "mismatch":
             out.append(Verdict(_symptom(label), "unknown", "cross-device",
                                f"{label} (vs CPU eager): {reason}", k, label))

@@ -23,7 +23,9 @@ and the schedule model's bound, None when it does not apply),
 and ``recompile_limit_name``, ``grad`` ("on", "none" or
 "rejected-in-backward"), ``grad_inputs``, ``backward_error`` and
 ``strict_precision``; ``replay_reasons`` (guard failures per replayed call),
-``dynamic`` (the compile's setting), ``overlapping_writes`` (inputs whose
+``dynamic`` (the compile's setting), ``floor_eps``, ``reduce_n`` and ``coarse_eps`` (the fp64
+rule's floors) and ``floor_eps_by_label`` (the outputs whose value never passed through the
+program's coarsest type, with their own floor), ``overlapping_writes`` (inputs whose
 elements overlap in memory and that the program writes in place); after
 ``fuzzcomp.execute.check``: ``notes`` (differences deliberately not judged),
 ``ladder`` (the stage and what each rung showed) and ``culprit`` (how the
@@ -48,6 +50,9 @@ class CallRecord:
     # where the caller's write made eager's backward refuse a saved tensor: a CallRecord of eager
     # with the write in its reference form (left out for an input, out of place for an output)
     caller_ref: Any = None
+    # perturbed runs at the values' own epsilons where ``perturbed`` moved inputs by bfloat16
+    # steps (an autocast region): the screen of the outputs judged by a floor of their own
+    perturbed_fine: list = field(default_factory=list)
 
 
 @dataclass

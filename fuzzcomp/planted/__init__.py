@@ -16,6 +16,7 @@ from fuzzcomp.planted.tail import nested_region_bug, out_topk_max_norm_bug, wide
 from fuzzcomp.planted.recompiles import always_recompile_bug, inference_recompile_bug, inplace_recompile_bug
 from fuzzcomp.planted.saved import saved_alias_bug
 from fuzzcomp.planted.cache import stale_cache_bug
+from fuzzcomp.planted.regions import autocast_off_bug, rebased_view_grad_bug
 
 __all__ = [
     "abort", "alias_offset_bug", "big_matmul_bug", "break_aliasing", "crash_on_symbolic",
@@ -29,4 +30,5 @@ __all__ = [
     "matmul_column_bug", "softmax_special_bug", "saved_alias_bug",
     "nested_region_bug", "out_topk_max_norm_bug", "widen_view_out_bug",
     "always_recompile_bug", "inference_recompile_bug", "inplace_recompile_bug", "stale_cache_bug",
+    "autocast_off_bug", "rebased_view_grad_bug",
 ]

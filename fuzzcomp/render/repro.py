@@ -111,7 +111,8 @@ def check():
                 continue
             r = ref.values[i] if ref.error is None and i < len(ref.values) else None
             e, a, r, c = off_nan_inputs(eager, label, [eager.values[i], again.values[i], r, comp.values[i]])
-            status, why = compare(e, a, r, c, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
+            floor = FLOOR_EPS_OF.get(label, FLOOR_EPS)
+            status, why = compare(e, a, r, c, floor_eps=floor, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             lost = _class_lost(e, r, c) if status == "ok" and isinstance(e, torch.Tensor) and \
                 isinstance(a, torch.Tensor) and bitwise_same(e.detach().cpu(), a.detach().cpu()) else None
             if lost:
@@ -120,8 +121,11 @@ def check():
                 if perturbed is None:
                     perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d, **ref_kw)
                                  for d in range(PERTURB_DRAWS)]
-                pert = off_nan_inputs(eager, label, [p.values[i] for p in perturbed if p.error is None and i < len(p.values)])
-                status, why = compare(e, a, r, c, pert, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
+                fine = fine_entry(entry) if label in FLOOR_EPS_OF else None
+                runs = perturbed if fine is None else [run(fn, fine, perturb=PERTURB_EPS, draw=d)
+                                                       for d in range(PERTURB_DRAWS)]
+                pert = off_nan_inputs(eager, label, [p.values[i] for p in runs if p.error is None and i < len(p.values)])
+                status, why = compare(e, a, r, c, pert, floor_eps=floor, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             if status == "mismatch":
                 return f"call {k}, {label}: {why}{wrote}"
     for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again
@@ -187,6 +191,7 @@ def _oracle_settings(case: Case) -> tuple[list, int | None, dict]:
     the fp64 rule's floor settings (``floor_eps``, ``reduce_n``, ``coarse_eps``)."""
     obs = observe(case, eager_only=True)
     floors = {k: obs.stats[k] for k in ("floor_eps", "reduce_n", "coarse_eps")}
+    floors["floor_eps_by_label"] = dict(obs.stats.get("floor_eps_by_label") or {})
     return list(obs.stats.get("grad_inputs", [])), max_compile_events(case), floors
 
 
@@ -403,6 +408,7 @@ REQUIRES_GRAD = {grads!r}
 # compile events the schedule may cost (Dynamo's documented guards, modelled conservatively)
 MAX_COMPILE_EVENTS = {max_events!r}
 FLOOR_EPS = {floors["floor_eps"]!r}  # the coarsest float type the program casts to (fp64 rule floor)
+FLOOR_EPS_OF = {floors.get("floor_eps_by_label") or dict()!r}  # outputs whose value never passed through that type
 REDUCE_N = {floors["reduce_n"]!r}  # the most terms one sum can add (fp64 rule floor: sqrt(n) steps)
 COARSE_EPS = {floors["coarse_eps"]!r}  # floor when the fp64 run fails: the coarsest float type in the program
 COMPILE = {compile_lit}

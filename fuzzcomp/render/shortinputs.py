@@ -147,6 +147,8 @@ class Table:
 
 
 def _alias_expr(of: str, view: str) -> str:
+    if view.startswith("nonleaf:"):  # the view of a non-leaf copy (see runtime.make_inputs)
+        return _alias_expr(f"({of} * 1)", view[len("nonleaf:"):])
     return {"same": of, "transposed": f"{of}.transpose(-1, -2)", "offset": f"{of}[1:]"}.get(view, f"{of}.view({of}.shape)")
 
 

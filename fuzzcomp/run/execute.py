@@ -42,6 +42,7 @@ from fuzzcomp.oracles import CallRecord, Observation
 
 from fuzzcomp.base.backends import resolve_backend
 from fuzzcomp.run.call_extras import caller_induced, dynamo_config, reach_stats
+from fuzzcomp.run.value_floors import output_floor_eps
 # the tables and floors of a case, re-exported: the executor's callers read them from here too
 from fuzzcomp.run.case_tables import (REDUCING_FAMILIES, _tensor_types, call_entry, cast_floor_eps,  # noqa: F401
                                       coarse_eps, input_specs, load_namespace, load_program, reduce_n,
@@ -49,7 +50,7 @@ from fuzzcomp.run.case_tables import (REDUCING_FAMILIES, _tensor_types, call_ent
 from fuzzcomp.run.kernel_audit import KernelAudit
 from fuzzcomp.run.norm_jitter import NormJitter
 from fuzzcomp.run.recompiles import max_compile_events
-from fuzzcomp.run.runtime import load_state, make_inputs, perturb_floor, run_call, run_scheduled
+from fuzzcomp.run.runtime import fine_entry, load_state, make_inputs, perturb_floor, run_call, run_scheduled
 
 PERTURB_EPS = 4.0     # perturbed runs move float inputs by this many machine epsilons
 PERTURB_DRAWS = 2
@@ -214,10 +215,10 @@ class _Runner:
         return make_inputs(self.specs, env, seed, device=self.case.compile.device, call_extra=extra,
                            requires_grad=self.grad_names, **kw)
 
-    def run(self, f, call, device=None, phase="eager", **kw):
+    def run(self, f, call, device=None, phase="eager", entry=None, **kw):
         _phase(phase)
         return run_scheduled(self.namespace, f, self.specs, self.states, self.case.program.symbols,
-                             call_entry(self.case, call), device or self.case.compile.device,
+                             entry or call_entry(self.case, call), device or self.case.compile.device,
                              requires_grad=self.grad_names, aliases=self.options.aliases,
                              grad=self.options.grad != "off",
                              step_begin=uses_cudagraphs(self.case) and phase == "run", **kw)
@@ -304,7 +305,8 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     runner = _Runner(case, options, grads, namespace)
     floor_eps = cast_floor_eps(case)
     stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": floor_eps,
-                   "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case, floor_eps)}
+                   "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case, floor_eps),
+                   "floor_eps_by_label": output_floor_eps(case, floor_eps)}
     timings = {"eager": 0.0, "compiled": 0.0}
     t0 = time.perf_counter()
     records = _eager_pass(fn, case, runner)
@@ -405,6 +407,11 @@ def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
             # where moving the inputs cannot show it (norm_jitter says why)
             with NormJitter(call.seed, d, PERTURB_EPS, perturb_floor(call_entry(case, call))):
                 rec.perturbed.append(runner.run(fn, call, perturb=PERTURB_EPS, draw=d))
+        rec.perturbed_fine = []
+        fine = fine_entry(call_entry(case, call)) if obs.stats.get("floor_eps_by_label") else None
+        for d in range(draws if fine is not None else 0):
+            with NormJitter(call.seed, d, PERTURB_EPS, 0.0):
+                rec.perturbed_fine.append(runner.run(fn, call, perturb=PERTURB_EPS, draw=d, entry=fine))
 
 
 def audit_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:

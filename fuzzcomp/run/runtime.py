@@ -124,7 +124,8 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
     """specs: [(name, shape with symbol names or ints, dtype, layout[, info])], sizes: {symbol: int}.
 
     info (optional dict): kind tensor|list|tuple|dict (``count`` tensors)|int|float (the value
-    comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed|offset, the last ``base[1:]``).
+    comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed|offset, the last ``base[1:]``;
+    prefixed ``nonleaf:``, the same view of ``base * 1``: a non-leaf view once the base requires grad).
     call_extra (optional dict): scalars, inference_inputs, requires_grad (names), marks
     ((name, dim, mark|maybe) for torch._dynamo.mark_dynamic / maybe_mark_dynamic).
     requires_grad: more names of float inputs that become leaves requiring grad (in place, so
@@ -171,6 +172,8 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
             info = spec[4] if len(spec) > 4 else {}
             if info.get("kind") == "alias":
                 base, view = out[info["of"]], info.get("view", "same")
+                if view.startswith("nonleaf:"):  # a view of a non-leaf copy: it may be written in place
+                    base, view = base * 1, view[len("nonleaf:"):]
                 out[i] = (base if view == "same" else base.transpose(-1, -2) if view == "transposed"
                           else base[1:] if view == "offset" else base.view(base.shape))
     leaves_require_grad()  # an alias named itself, of a base that does not require grad
@@ -445,6 +448,15 @@ def perturb_floor(entry) -> float:
     ill-conditioning from a bug move values by bfloat16 steps."""
     extra = entry[2] if len(entry) > 2 else {}
     return 2.0 ** -7 if "autocast" in tuple(extra.get("caller", ())) or extra.get("autocast") else 0.0
+
+
+def fine_entry(entry):
+    """``entry`` with the program's autocast mark dropped, when it is what coarsens the perturbed
+    runs (None otherwise): perturbed runs for the values that never pass through bfloat16."""
+    extra = entry[2] if len(entry) > 2 else {}
+    if not extra.get("autocast") or "autocast" in tuple(extra.get("caller", ())):
+        return None
+    return (entry[0], entry[1], {k: v for k, v in extra.items() if k != "autocast"})
 
 
 def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,

@@ -43,6 +43,7 @@ REQUIRES_GRAD = ['x2']
 # compile events the schedule may cost (Dynamo's documented guards, modelled conservatively)
 MAX_COMPILE_EVENTS = 1
 FLOOR_EPS = 0.0  # the coarsest float type the program casts to (fp64 rule floor)
+FLOOR_EPS_OF = {}  # outputs whose value never passed through that type
 REDUCE_N = 1  # the most terms one sum can add (fp64 rule floor: sqrt(n) steps)
 COARSE_EPS = 1.1920928955078125e-07  # floor when the fp64 run fails: the coarsest float type in the program
 COMPILE = dict(backend=planted_backend, dynamic=None, fullgraph=False)
@@ -161,7 +162,8 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
     """specs: [(name, shape with symbol names or ints, dtype, layout[, info])], sizes: {symbol: int}.
 
     info (optional dict): kind tensor|list|tuple|dict (``count`` tensors)|int|float (the value
-    comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed|offset, the last ``base[1:]``).
+    comes from ``call_extra["scalars"]``)|alias (a view of input number ``of``: view same|view|transposed|offset, the last ``base[1:]``;
+    prefixed ``nonleaf:``, the same view of ``base * 1``: a non-leaf view once the base requires grad).
     call_extra (optional dict): scalars, inference_inputs, requires_grad (names), marks
     ((name, dim, mark|maybe) for torch._dynamo.mark_dynamic / maybe_mark_dynamic).
     requires_grad: more names of float inputs that become leaves requiring grad (in place, so
@@ -208,6 +210,8 @@ def make_inputs(specs, sizes, seed, device="cpu", upcast=False, perturb=0.0, dra
             info = spec[4] if len(spec) > 4 else {}
             if info.get("kind") == "alias":
                 base, view = out[info["of"]], info.get("view", "same")
+                if view.startswith("nonleaf:"):  # a view of a non-leaf copy: it may be written in place
+                    base, view = base * 1, view[len("nonleaf:"):]
                 out[i] = (base if view == "same" else base.transpose(-1, -2) if view == "transposed"
                           else base[1:] if view == "offset" else base.view(base.shape))
     leaves_require_grad()  # an alias named itself, of a base that does not require grad
@@ -482,6 +486,15 @@ def perturb_floor(entry) -> float:
     ill-conditioning from a bug move values by bfloat16 steps."""
     extra = entry[2] if len(entry) > 2 else {}
     return 2.0 ** -7 if "autocast" in tuple(extra.get("caller", ())) or extra.get("autocast") else 0.0
+
+
+def fine_entry(entry):
+    """``entry`` with the program's autocast mark dropped, when it is what coarsens the perturbed
+    runs (None otherwise): perturbed runs for the values that never pass through bfloat16."""
+    extra = entry[2] if len(entry) > 2 else {}
+    if not extra.get("autocast") or "autocast" in tuple(extra.get("caller", ())):
+        return None
+    return (entry[0], entry[1], {k: v for k, v in extra.items() if k != "autocast"})
 
 
 def run_scheduled(namespace, fn, specs, state_specs, symbols, entry, device="cpu", upcast=False,
@@ -815,7 +828,8 @@ def check():
                 continue
             r = ref.values[i] if ref.error is None and i < len(ref.values) else None
             e, a, r, c = off_nan_inputs(eager, label, [eager.values[i], again.values[i], r, comp.values[i]])
-            status, why = compare(e, a, r, c, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
+            floor = FLOOR_EPS_OF.get(label, FLOOR_EPS)
+            status, why = compare(e, a, r, c, floor_eps=floor, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             lost = _class_lost(e, r, c) if status == "ok" and isinstance(e, torch.Tensor) and                 isinstance(a, torch.Tensor) and bitwise_same(e.detach().cpu(), a.detach().cpu()) else None
             if lost:
                 return f"call {k}, {label}: {lost}"
@@ -823,8 +837,11 @@ def check():
                 if perturbed is None:
                     perturbed = [run(fn, entry, perturb=PERTURB_EPS, draw=d, **ref_kw)
                                  for d in range(PERTURB_DRAWS)]
-                pert = off_nan_inputs(eager, label, [p.values[i] for p in perturbed if p.error is None and i < len(p.values)])
-                status, why = compare(e, a, r, c, pert, floor_eps=FLOOR_EPS, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
+                fine = fine_entry(entry) if label in FLOOR_EPS_OF else None
+                runs = perturbed if fine is None else [run(fn, fine, perturb=PERTURB_EPS, draw=d)
+                                                       for d in range(PERTURB_DRAWS)]
+                pert = off_nan_inputs(eager, label, [p.values[i] for p in runs if p.error is None and i < len(p.values)])
+                status, why = compare(e, a, r, c, pert, floor_eps=floor, reduce_n=REDUCE_N, coarse_eps=COARSE_EPS)
             if status == "mismatch":
                 return f"call {k}, {label}: {why}{wrote}"
     for k, entry in enumerate(CALLS):  # replay: nothing seen before may compile again

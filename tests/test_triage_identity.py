@@ -97,6 +97,33 @@ def test_cheap_culprit_names_the_writer_or_reader():
     assert [s.op for s in extra] == ["mul", "relu", "add"]
 
 
+def test_cheap_culprit_reads_a_dict_output_by_its_key():
+    """H200 seed 1504: output['o3'] fell back to output 0, whose writer (torch.neg) then named a
+    remainder bug, one root cause in two buckets."""
+    from dataclasses import replace as _replace
+    p = _replace(mul_relu(), outputs=("x", "w"), out_kind="dict")
+    assert cheap_culprit(p, "output['o1']") == "add"
+    assert cheap_culprit(p, "output['o0']") == ""      # an input returned as it is: no writer
+
+
+def _inf_remainder_then_mul():
+    """v = remainder(x, inf); y = v * 2: the planted inf-divisor fault makes v NaN where eager
+    keeps x; only a class check of the intermediates sees that remainder changed first."""
+    return Program((Input("x", SQ),),
+                   (Assign("v", "torch.remainder", "torch.remainder({}, float('inf'))", (Ref("x"),), SQ),
+                    Assign("y", "torch.mul", "torch.mul({}, 2.0)", (Ref("v"),), SQ)),
+                   ("y",), ("s0",))
+
+
+@pytest.mark.slow
+def test_a_special_value_changing_class_names_its_first_op():
+    obs, verdicts = check(case(_inf_remainder_then_mul(), "fuzzcomp.planted:inf_divisor_bug", sizes=((3,),)),
+                          ExecOptions(ladder=False))
+    values = [v for v in verdicts if v.symptom == "numeric"]
+    assert values and values[0].signature.endswith("culprit op: torch.remainder"), values
+    assert obs.stats["culprit"] == "first diverging intermediate"
+
+
 def test_mutation_culprit_falls_back_gracefully():
     _, verdicts = check(case(mutate_input("transposed"), "fuzzcomp.planted:drop_mutation_noncontiguous"),
                         ExecOptions(ladder=False))

@@ -34,6 +34,7 @@ from dataclasses import replace
 from fuzzcomp.generators import Case
 from fuzzcomp.generators.emit import render_arg
 from fuzzcomp.generators.ir import Assign, CallFn, Mutate, Program, Ref, Return, walk_program
+from fuzzcomp.oracles.special import compare_special
 from fuzzcomp.oracles import Observation, Verdict
 from fuzzcomp.oracles.fp64rule import compare
 from fuzzcomp.base.symptoms import SYMPTOMS
@@ -88,7 +89,8 @@ def cheap_culprit(program: Program, label: str) -> str:
         op = next((s.op for s in stmts if name in _refs(s.args)), "")
         return _plain(op)
     if label.startswith("output"):
-        m = re.match(r"output\[(\d+)\]", label)
+        # output[k] of a tuple or list, output['ok'] of a dict (its keys o0, o1... in output order)
+        m = re.match(r"output\[(\d+)\]", label) or re.match(r"output\['o(\d+)'\]", label)
         k = int(m.group(1)) if m else 0
         if k >= len(program.outputs):
             return ""
@@ -266,6 +268,11 @@ def first_diverging(case: Case, obs: Observation, verdict: Verdict, options) -> 
                                     floor_eps=float(stats.get("floor_eps", 0.0)),
                                     reduce_n=int(stats.get("reduce_n", 1)),
                                     coarse_eps=float(stats.get("coarse_eps", 0.0)))
+                if status != "mismatch" and r is not None:  # a special value changing class (NaN
+                    # to inf) or a zero its sign: the fp64 rule leaves non-finite values alone
+                    status, _ = compare_special(rec.eager.values[i], rec.eager_again.values[i], r,
+                                                rec.compiled.values[i], sign="zero sign" in verdict.detail
+                                                or "zero sign" in verdict.signature)
                 if status == "mismatch":
                     return _named(stmt)
     return ""

@@ -395,7 +395,7 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
         assert info["known"] is False and checks == [1] and info["confirmed"] is True and probes == [1]
 
 
-@pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects"])
+@pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects", "stays-other-known"])
 def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monkeypatch, outcome):
     """A rule claims a silent finding on the ops of its whole program. The label check first runs
     the program without what the rule names (one probe per need): the bug gone, it is the entry's
@@ -409,9 +409,12 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
     from fuzzcomp.reduce.minimise import ReduceStats
     corpus = tmp_path / "reg"
     corpus.mkdir()
-    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
-        {"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
-         "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]}))
+    bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+             "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]
+    if outcome == "stays-other-known":  # what the knock-out leaves, another known bug claims
+        bugs.append({"id": "any-op-numeric", "title": "another known bug", "issue": "https://x/4",
+                     "state": "open", "match": {"symptoms": ["numeric"], "ops_any": ["torch.*"]}})
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": bugs}))
     monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
     forget_cache()
     case = generate(3)  # torch.cos only inside a branch
@@ -426,7 +429,7 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
         probed.append(cand)
         if outcome == "eager-rejects":
             return False, set(), []
-        return (True, {bucket_of(verdict)}, [verdict]) if outcome == "stays" else (True, set(), [])
+        return (True, {bucket_of(verdict)}, [verdict]) if outcome.startswith("stays") else (True, set(), [])
 
     def fake_minimise(case_, pred, budget_s, **kw):
         budgets.append(budget_s)
@@ -447,7 +450,7 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
     elif outcome == "stays":
         assert info["known"] is False and budgets == [120] and checks == [1] and info["confirmed"] is True
         assert info["label_check"]["says"] == "new"
-    else:
+    else:  # eager rejects the knock-out, or another known bug explains what is left
         assert info["label_check"]["says"] == "cannot tell" and budgets == [pipeline.KNOWN_CHECK_S]
         assert info["known"]["id"] == "cos-numeric" and checks == []
 

@@ -20,7 +20,7 @@ def test_needs_are_each_all_glob_and_the_any_globs_together():
     assert needs_of((), ()) == []
 
 
-@pytest.mark.parametrize("seed, op", [(3, "torch.cos"), (2, "torch.nn.functional.interpolate"), (5, "torch.div")])
+@pytest.mark.parametrize("seed, op", [(3, "torch.cos"), (8, "torch.nn.functional.interpolate"), (25, "torch.remainder")])
 def test_an_op_goes_at_any_depth_and_every_name_stays(seed, op):
     case = generate(seed)
     assert op in _ops(case) and not any(isinstance(s, Assign) and s.op == op for s in case.program.body)

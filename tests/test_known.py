@@ -762,3 +762,13 @@ def test_a_changed_torch_global_is_settled_by_its_signature():
     z = reg.match(Identity("numeric-inductor-unseen", "numeric", "inductor", "output zero sign",
                            frozenset({"torch.neg"}), "cuda"))
     assert z is not None and z.bug.id == "neg-zero-sign-cuda" and not settled(z)  # ops decide: checked
+
+
+def test_a_write_into_module_state_is_an_input_write():
+    """A module's buffer is a graph input: H200 seed 1504's buffer update, which the partitioner
+    recomputed in backward after the forward wrote it (remat-reads-mutated-input), was refuted as
+    that entry's bug because input:written counted only the function's arguments."""
+    from fuzzcomp.findings.known import input_markers, input_writes
+    from fuzzcomp.generators import generate
+    p = generate(51).program  # its only in-place write: self.buf0.neg_()
+    assert [s.target for s in input_writes(p)] == ["self.buf0"] and "input:written" in input_markers(p)

@@ -338,15 +338,22 @@ def _view_ops() -> frozenset[str]:
 
 
 def input_writes(program) -> list:
-    """The in-place statements of the main body (at any depth, in order) that write an input or
-    a view of one: what ``input:written`` names, and what a knock-out of it deletes."""
+    """The in-place statements of the main body (at any depth, in order) that write a graph
+    input or a view of one: an argument, a module's parameter or buffer (``self.*``), a tensor
+    global: what ``input:written`` names, and what a knock-out of it deletes. (Module state is a
+    graph input too: H200 seed 1504's buffer update, recomputed in backward after the forward
+    wrote it, was refuted as its entry's bug because only arguments counted.)"""
     from fuzzcomp.generators.ir import Assign, Mutate, Ref, walk
-    views, names, out = _view_ops(), {i.name for i in program.inputs}, []
+    views, out = _view_ops(), []
+    names = {i.name for i in program.inputs} | {g.name for g in program.globals if g.kind == "tensor"}
+
+    def state(name: str) -> bool:
+        return name in names or name.startswith("self.")
     for st in walk(program.body):
         if isinstance(st, Assign) and st.op in views and any(
-                isinstance(a, Ref) and a.name in names for a in st.args[:1]):
+                isinstance(a, Ref) and state(a.name) for a in st.args[:1]):
             names.add(st.out)
-        elif isinstance(st, Mutate) and st.target in names:
+        elif isinstance(st, Mutate) and state(st.target):
             out.append(st)
     return out
 

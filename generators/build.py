@@ -186,7 +186,10 @@ def _tail_forms(ch: ChoiceStream, scope: Scope, program: Program, cfg: GenConfig
     caps = reach.plan_tail(ch, reach.weights_of(cfg.reach_weights), cfg.force)
     names: list[str] = []
     helpers: list = []
-    for c in caps if program.out_kind != "single" else ():
+    # an op filter (--ops/--families/--exclude) names the registry ops a campaign may draw: the
+    # tail forms' own ops (out= reductions, dtype views, nested regions) stay out of it then
+    filtered = bool(cfg.ops or cfg.families or cfg.exclude)
+    for c in caps if program.out_kind != "single" and not filtered else ():
         made, fns = TAIL_FORMS[c](ch, scope, ctx)
         names += made
         helpers += fns

@@ -22,7 +22,7 @@ KS = (64, 128, 256, 512)
 
 
 def _operand(n_elems: int, shape: str, scale: float) -> str:
-    return (f"(torch.linspace(-{scale!r}, {scale!r}, {n_elems}, dtype={{0}}.dtype, device={{0}}.device)"
+    return (f"(torch.linspace(-{scale!r}, {scale!r}, {n_elems}, dtype=torch.float64, device={{0}}.device).to({{0}}.dtype)"
             f".reshape({shape}) + torch.tanh({{0}}.sum()) * {scale!r})")
 
 

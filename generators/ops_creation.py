@@ -86,7 +86,11 @@ def arange(s, spec):
                         TensorType((n,), x.type.dtype if as_x else "int64"), hi, contig=True, exact=True) is not None
     if spec.name == "torch.linspace":
         dt = x.type.dtype if x.type.is_float else "float32"
-        return s.assign(spec.name, "torch.linspace(-1, 1, {0}.shape[%d], dtype=torch.%s, device={0}.device)" % (d, dt),
+        # a half type's linspace is built in float64 and rounded once: eager rounds its step to
+        # the half type first, its decomposition does not, and neither is the compiler's error
+        made = "dtype=torch.float64, device={0}.device).to(torch.%s)" % dt if dt in ("float16", "bfloat16") \
+            else "dtype=torch.%s, device={0}.device)" % dt
+        return s.assign(spec.name, "torch.linspace(-1, 1, {0}.shape[%d], %s" % (d, made),
                         (Ref(x.name),), TensorType((n,), dt), 1.0, contig=True) is not None
     if spec.name == "torch.full":
         dt = x.type.dtype

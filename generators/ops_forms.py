@@ -91,7 +91,7 @@ def _mm_ok(v) -> bool:
 
 
 def _lin(n_expr: str, shape_expr: str) -> str:
-    return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype={{0}}.dtype, device={{0}}.device).reshape({shape_expr})"
+    return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype=torch.float64, device={{0}}.device).to({{0}}.dtype).reshape({shape_expr})"
 
 
 #: the forms torch.matmul[form] draws, each with an equal share

@@ -128,7 +128,7 @@ def _mm_operand(s, name: str):
 
 def _weight(n_expr: str, shape_expr: str) -> str:
     """A deterministic weight in x's dtype: linspace over [-0.5, 0.5] reshaped."""
-    return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype={{0}}.dtype, device={{0}}.device).reshape({shape_expr})"
+    return f"torch.linspace(-0.5, 0.5, {n_expr}, dtype=torch.float64, device={{0}}.device).to({{0}}.dtype).reshape({shape_expr})"
 
 
 def matmul(s, spec):
@@ -194,7 +194,7 @@ def linear(s, spec):
     out = s.ch.choice((1, 3, 8, 17))
     k = max_size(s, x.type.shape[-1])
     w = _weight(f"{out} * {{0}}.shape[-1]", f"{out}, {{0}}.shape[-1]")
-    bias = f", torch.linspace(-1, 1, {out}, dtype={{0}}.dtype, device={{0}}.device)" if s.ch.boolean() else ""
+    bias = f", torch.linspace(-1, 1, {out}, dtype=torch.float64, device={{0}}.device).to({{0}}.dtype)" if s.ch.boolean() else ""
     return s.assign(spec.name, f"{F}linear({{0}}, {w}{bias})", (Ref(x.name),),
                     TensorType(x.type.shape[:-1] + (out,), x.type.dtype), x.bound * 0.5 * max(k, 1) + 1) is not None
 
@@ -251,8 +251,8 @@ def norm_layer(s, spec):
     bound = math.sqrt(max(n, 1)) * 1.5 + 1
     if spec.name == F + "layer_norm":
         affine = s.ch.boolean()
-        w = ", torch.linspace(0.5, 1.5, {0}.shape[-1], dtype={0}.dtype, device={0}.device), " \
-            "torch.linspace(-1, 1, {0}.shape[-1], dtype={0}.dtype, device={0}.device)" if affine else ""
+        w = ", torch.linspace(0.5, 1.5, {0}.shape[-1], dtype=torch.float64, device={0}.device).to({0}.dtype), " \
+            "torch.linspace(-1, 1, {0}.shape[-1], dtype=torch.float64, device={0}.device).to({0}.dtype)" if affine else ""
         tmpl = F + "layer_norm({0}, {0}.shape[-1:]%s)" % w
     elif spec.name == F + "group_norm":
         g = s.ch.choice(("1", "{0}.shape[1]"))

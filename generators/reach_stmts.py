@@ -204,8 +204,11 @@ def _library_module(ch: ChoiceStream, scope: Scope, ctx, kind: str) -> bool:
     ht = TensorType(x.type.shape + (E,), "float32")
     if scope.device != "cpu":  # the module's parameters are on the case's device
         w += f", device=self.{attr}.{wpath}.device"
-    prep = (f"{{0}}.unsqueeze(-1).to({w.split(',')[0]}) * torch.linspace(0.5, 1.5, 8, dtype={w}) "
-            f"+ torch.linspace(-1.0, 1.0, 8, dtype={w})")
+    # the constants in float64, rounded once into the weight's type (eager's half-type linspace
+    # rounds its step first, a decomposition does not: no compiler error either way)
+    wd, dev = w.split(",")[0], "".join("," + p for p in w.split(",")[1:])
+    prep = (f"{{0}}.unsqueeze(-1).to({wd}) * torch.linspace(0.5, 1.5, 8, dtype=torch.float64{dev}).to({wd}) "
+            f"+ torch.linspace(-1.0, 1.0, 8, dtype=torch.float64{dev}).to({wd})")
     bound = 1.5 * min(x.bound, 1e3) + 1.0
     if scope.assign("nnlib:features", prep, (Ref(x.name),), ht, bound, name=h) is None:
         return False

@@ -49,11 +49,14 @@ def test_eager_backend_gives_no_findings(tmp_path):
     out = tmp_path / "camp"
     code = main(["run", "--cases", "300", "--seed", "7", "--jobs", "2", "--quiet",
                  "--backend", "eager", "--out", str(out)])
-    assert code == 0
     s = _summary(out)
+    assert code == (1 if s["buckets"] else 0)  # a recorded finding, known or not, exits 1
     assert s["cases"] == 300
     assert s["valid_rate"] >= 0.95
-    assert s["findings"] == 0, s["buckets"]
+    # nothing new: the eager backend computes what eager does; what it files is torch's own
+    # registered bug of that backend (nested_compile_region's backward, #178520), never ours
+    assert s["new_buckets"] == [] and s["notes_buckets"] == [], s["buckets"]
+    assert all(b["known"] for b in s["buckets"].values()), s["buckets"]
     assert s["harness_errors"] == 0
 
 

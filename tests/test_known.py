@@ -772,3 +772,34 @@ def test_a_write_into_module_state_is_an_input_write():
     from fuzzcomp.generators import generate
     p = generate(51).program  # its only in-place write: self.buf0.neg_()
     assert [s.target for s in input_writes(p)] == ["self.buf0"] and "input:written" in input_markers(p)
+
+
+def test_a_nested_compile_region_is_a_marker_rules_can_name():
+    """The nested-region bugs generator wave 3 reached (a region with no tensor operand crashing
+    Inductor's lowering; a region's output reusing its input's buffer) are named by region:nested."""
+    from fuzzcomp.findings.known import input_markers
+    from fuzzcomp.generators import generate
+    assert "region:nested" in input_markers(generate(34).program)
+    assert "region:nested" not in input_markers(generate(3).program)
+    reg = default_registry("2.13.0+cpu")
+    crash = Identity("unseen", "compile-crash", "inductor", "InductorError: LoweringException: AssertionError: ",
+                     frozenset({"torch.ones", "region:nested"}), "cpu")
+    assert reg.match(crash).bug.id == "invoke-subgraph-no-tensor-operand-device"
+    assert reg.match(Identity("unseen", "compile-crash", "inductor", "InductorError: LoweringException: AssertionError: ",
+                              frozenset({"torch.ones"}), "cpu")) is None or \
+        reg.match(Identity("unseen", "compile-crash", "inductor", "InductorError: LoweringException: AssertionError: ",
+                           frozenset({"torch.ones"}), "cpu")).bug.id != "invoke-subgraph-no-tensor-operand-device"
+
+
+def test_an_empty_assertion_message_is_claimed_by_ops_not_by_its_bucket():
+    """Two root causes raise Inductor's lowering AssertionError with an empty message (max_pool2d's
+    backward on an unbatched channels-last input, a nested region with no tensor operand): the
+    bucket cannot tell them apart, so no entry lists it and each rule names its ops."""
+    reg = default_registry("2.11.0+cu130")
+    sig = "InductorError: LoweringException: AssertionError: "
+    pool = reg.match(Identity("compile-crash-inductor-ee4381cd", "compile-crash", "inductor", sig,
+                              frozenset({"torch.nn.functional.max_pool2d"}), "cuda"))
+    region = reg.match(Identity("compile-crash-inductor-ee4381cd", "compile-crash", "inductor", sig,
+                                frozenset({"torch.ones", "region:nested"}), "cuda"))
+    assert pool.bug.id == "maxpool2d-backward-unbatched-channels-last" and pool.how == "rule"
+    assert region.bug.id == "invoke-subgraph-no-tensor-operand-device" and region.how == "rule"

@@ -329,6 +329,8 @@ def input_markers(program) -> set[str]:
         out.add("input:0d-float64")
     if _writes_an_input(program):
         out.add("input:written")
+    if any(getattr(h, "nested", False) for h in program.helpers):  # torch.compiler.nested_compile_region
+        out.add("region:nested")
     return out
 
 

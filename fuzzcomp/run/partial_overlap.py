@@ -20,6 +20,8 @@ from __future__ import annotations
 import torch
 from torch.overrides import TorchFunctionMode
 
+from fuzzcomp.run.runtime import _tensors
+
 EXACT_LIMIT = 1 << 16
 
 
@@ -63,15 +65,6 @@ def partially_overlaps(dst: torch.Tensor, src: torch.Tensor) -> bool:
     return bool(_offsets(dst) & _offsets(src))
 
 
-def _tensors(obj, out):
-    if isinstance(obj, torch.Tensor):
-        out.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for x in obj:
-            _tensors(x, out)
-    return out
-
-
 def _name(func) -> str:
     return getattr(func, "__name__", "") or str(func)
 
@@ -88,7 +81,9 @@ class _Watch(TorchFunctionMode):
         if not torch.compiler.is_compiling() and args and isinstance(args[0], torch.Tensor) and \
                 (name == "__setitem__" or (name.endswith("_") and not name.startswith("_"))):
             dst = args[0]
-            for src in _tensors(list(args[1:]) + list(kwargs.values()), []):
+            sources: list = []
+            _tensors(list(args[1:]) + list(kwargs.values()), sources)
+            for src in sources:
                 if src is not dst and partially_overlaps(dst, src):
                     self.found.append(f"{name}: its destination {tuple(dst.shape)} stride {dst.stride()} "
                                       f"shares memory with an argument {tuple(src.shape)} stride {src.stride()}")

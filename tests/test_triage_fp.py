@@ -428,6 +428,7 @@ def _alias_pair_write(write):
                    body, ("x2",) if write == "overlap" else ("y",), ("s0",))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("write, unjudged", [("overlap", True), ("sequential", False)])
 def test_an_op_writing_a_view_of_its_own_source_is_not_judged(write, unjudged):
     """x2 = x1.t() of a strided x1, then x2.add_(x1): each element is read and written by the same
@@ -478,6 +479,7 @@ def test_a_half_weight_linspace_is_no_gradient_bug(weights, flagged):
 
 
 # ---- a float64 value has no wider reference (H200 seed 1504005415) -----------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("backend, flagged", [("inductor", False), ("fuzzcomp.planted:perturb_mul", True)])
 def test_a_float64_value_below_float32_resolution_is_not_blamed_without_a_witness(backend, flagged):
     """gelu then hardsigmoid in float64: eager's hardsigmoid uses a float32 1/6 (CPU backward,

@@ -567,3 +567,31 @@ def test_an_unclaimed_finding_runs_under_each_candidate_entrys_fix(tmp_path, mon
     b = summarise(Store(c.store.root))["buckets"][bucket_of(verdict).slug()]
     assert (b["known"] and b["known"]["id"]) == ("noop-family" if outcome == "closes" else False)
     forget_cache()
+
+
+def test_a_rule_claim_whose_label_check_never_ran_says_so(tmp_path, monkeypatch):
+    """A 30-minute CPU campaign (seed 1505) ended before three silent rule claims were label
+    checked; the headline called them known all the same. It now says the check did not run."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.findings.known import forget_cache
+    from fuzzcomp.findings.triage import bucket_of
+    corpus = tmp_path / "reg"
+    corpus.mkdir()
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
+        {"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+         "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]}))
+    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
+    forget_cache()
+    verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(generate(3), [verdict], 0)
+    fid = c.queue[0][-1]
+    slug = bucket_of(verdict).slug()
+    b = summarise(Store(c.store.root))["buckets"][slug]
+    assert b["known"]["id"] == "cos-numeric" and b["known"]["unchecked"] is True
+    c.store.path(fid, "status.json").write_text(json.dumps(
+        {"id": fid, "known": b["known"], "label_check": {"how": "knock-out", "says": "known"}, "minimize_s": 1.0}))
+    b = summarise(Store(c.store.root))["buckets"][slug]
+    assert b["known"]["id"] == "cos-numeric" and not b["known"].get("unchecked")
+    forget_cache()

@@ -799,11 +799,36 @@ CPU_1504_EXPECTED = {
 }
 
 
+#: CPU campaign of seed 1505 (torch 2.13, 30 minutes, a fresh clone of main b8c2448): every bucket known, each
+#: silent rule claim checked by knock-out after the run
+CPU_1505_EXPECTED = {
+    "aliasing-inductor-48c25e93": "split-outputs-not-views",
+    "aliasing-inductor-a9cbade6": "noop-removal-output-aliases-input",
+    "compile-crash-autograd-423528e1": "aliased-inputs-symint-untracked",
+    "compile-crash-inductor-5b1d01dc": "index-propagation-nan-not-comparable",
+    "compile-crash-inductor-a823cd96": "cpp-outer-loop-mutation-buffer",
+    "gradient-inductor-26a351d8": "amin-amax-backward-mask",
+    "mutation-autograd-7c72f0d3": "grad-mode-set-inside",
+    "mutation-autograd-c9cd7d6e": "deterministic-set-inside",
+    "mutation-autograd-d042478a": "default-dtype-set-inside",
+    "mutation-decomposition-8f3e38e6": "default-dtype-set-inside",
+    "numeric-autograd-e0d966d2": "dynamic-offset-input-view-output",
+    "numeric-inductor-5146ba76": "cpu-vectorized-remainder-inf-divisor",
+    "numeric-inductor-bdb6d15c": "expm1-cpu-exp-minus-one",
+    "runtime-crash-autograd-74a3b53f": "inplace-view-op-regenerated-alias",
+    "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
+    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
+}
+
+
 @pytest.mark.parametrize("name, torch_version, expected", [
     ("h200_campaign_1502_buckets.json", "2.11.0+cu130", H200_1502_EXPECTED),
     ("h200_campaign_1503_buckets.json", "2.11.0+cu130", H200_1503_EXPECTED),
     ("h200_campaign_1504_buckets.json", "2.11.0+cu130", H200_1504_EXPECTED),
     ("cpu_campaign_1504_buckets.json", "2.13.0+cpu", CPU_1504_EXPECTED),
+    ("cpu_campaign_1505_buckets.json", "2.13.0+cpu", CPU_1505_EXPECTED),
     ("cpu_campaign_1503_buckets.json", "2.13.0+cpu", CPU_1503_EXPECTED),
     ("h200_campaign_1501_buckets.json", "2.11.0+cu130", H200_1501_EXPECTED),
     ("cpu_campaign_1501_buckets.json", "2.13.0+cpu", CPU_1501_EXPECTED)])

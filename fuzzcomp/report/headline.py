@@ -22,7 +22,7 @@ import json
 import math
 
 from fuzzcomp.base.symptoms import rank
-from fuzzcomp.findings.known import claim, label
+from fuzzcomp.findings.known import claim, label, settled
 from fuzzcomp.findings.store import case_from_json
 
 GROUPS = ("new", "known", "notes")
@@ -69,6 +69,14 @@ def _worker_label(store, fid: str):
     return None
 
 
+def _label_checked(store, fid: str) -> bool:
+    try:
+        st = json.loads(store.path(fid, "status.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(st, dict) and ("label_check" in st or "minimize_s" in st)
+
+
 def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_version: str | None) -> dict:
     """See the module doc. ``cases``/``keys``: finding id -> its case and BucketKey;
     ``torch_version``: the campaign's (a report rebuilt under another torch keeps its labels)."""
@@ -85,6 +93,11 @@ def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_versio
         m = claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version)
         settled_here = _worker_label(store, fid)  # a bucket the registry lists (`fuzzcomp link`) wins
         b["known"] = label(m) if settled_here is None or (m is not None and m.how == "bucket") else settled_here
+        if b["known"] and settled_here is None and m is not None and not settled(m) \
+                and not any(_label_checked(store, f) for f in b["findings"]):
+            # a rule's claim on a silent finding whose label check never ran (the campaign ended
+            # first): say so, a user may check it with `fuzzcomp minimize ID`
+            b["known"] = dict(b["known"], unchecked=True)
         b["severity"] = rank(b["symptom"])
         b["notes"] = _notes(b)
         b["minimise_s"] = round(sum(spent.get(f, 0.0) for f in b["findings"]), 1)
@@ -141,7 +154,9 @@ def _known_lines(s: dict, items: list) -> list[str]:
     for k, members in by_entry(items):
         n = sum(len(b["findings"]) for _, b in members)
         lines.append(f"  - {_known_text(k)}")
-        lines.append(f"      x{n} in {len(members)} bucket{'s' * (len(members) > 1)}  [not re-checked]")
+        unchecked = " (a rule's claim, label not checked: the campaign ended first)" \
+            if any(b["known"].get("unchecked") for _, b in members) else ""
+        lines.append(f"      x{n} in {len(members)} bucket{'s' * (len(members) > 1)}  [not re-checked]{unchecked}")
         for slug, b in members:
             lines.append(f"      {slug}  {b['symptom']}/{b['stage']}  {b.get('signature', '')}"[:160])
         repro = next((b["repro"] for _, b in members if b.get("repro")), None)

@@ -699,12 +699,6 @@ def compare(eager, eager_again, ref64, compiled, perturbed=(), strict=False, flo
         return _compare_strict(e, c)
     if ref is None:  # eager is the only witness: it may have rounded where compiled need not
         floor_eps = max(floor_eps, coarse_eps)
-    elif e.dtype == torch.float64 and ref.dtype == torch.float64 and bitwise_same(e, ref):
-        # a float64 value has no wider reference: the "fp64" run is eager itself, and eager's
-        # float64 kernels may hold float32 constants (hardsigmoid's 1/6 on CUDA, H200 seed
-        # 1504005415: compiled was the exact one). Below float32's resolution neither side can
-        # be blamed; a larger difference still is
-        floor_eps = max(floor_eps, float(torch.finfo(torch.float32).eps))
     return _compare_float(e, c, ref, perturbed, floor_eps, reduce_n)
 
 

@@ -759,7 +759,7 @@ H200_1504_EXPECTED = {
     "compile-crash-inductor-ee4381cd": "maxpool2d-backward-unbatched-channels-last",  # through max_pool1d
     "error-parity-autograd-e768cda8": "split-outputs-not-views",
     "gradient-decomposition-a6bf9304": None,  # false: bfloat16 linspace weights (generator builds them in float64 now)
-    "gradient-decomposition-df0bf6ea": None,  # false: eager's float64 hardsigmoid holds float32 1/6 (no witness rule)
+    "gradient-decomposition-df0bf6ea": None,  # false: eager's float64 hardsigmoid holds float32 1/6 (class still open)
     "gradient-inductor-b3e61117": "avgpool-ceil-overhang-grad",
     "gradient-inductor-fd667ef4": "remat-reads-mutated-input",  # new then: a knock-out that missed module state
     "mutation-autograd-7c72f0d3": "grad-mode-set-inside",

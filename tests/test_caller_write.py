@@ -172,9 +172,10 @@ def test_generated_caller_writes_flag_the_planted_fault_and_not_real_backends():
     """Generated cases drawing the caller capability (measured on seeds 0-199: 32 where eager's
     backward refuses a caller's write, the planted fault flagged on 13): the planted backend is
     flagged on each case below, and real backends are silent there, judged against the
-    reference where they return (aot_eager on seed 92, Inductor on 68 and 79)."""
+    reference where they return (aot_eager on seed 92, Inductor on 68; seed 79's program changed
+    with generator wave 3's merges and no longer reaches the class)."""
     from fuzzcomp.generators import GenConfig, generate
-    for seed, real in ((92, "aot_eager"), (68, "inductor"), (79, "inductor")):
+    for seed, real in ((92, "aot_eager"), (68, "inductor")):
         case = generate(seed, GenConfig(force=("caller",)))
         _, verdicts = _check(case.with_compile(backend="fuzzcomp.planted:saved_alias_bug"))
         assert any(v.oracle == "caller-write" and v.symptom == "gradient" for v in verdicts), (seed, verdicts)

@@ -164,7 +164,9 @@ def _run_cases(backend: str, seeds, cache="warm"):
 
 @pytest.mark.slow
 def test_planted_cache_fault_flagged_and_inductor_silent(tmp_path):
-    seeds = (0, 1, 2)  # each has a float output the fault can reach
+    # each has a float output the fault can reach (seed 2's program changed with generator wave 3's
+    # merges: under this backend it now raises a saved-tensor error before any cached compile)
+    seeds = (0, 1, 5)
     planted = _run_cases("fuzzcomp.planted:stale_cache_bug", seeds)
     for case, r in planted:
         assert r.status == "done" and r.valid, r.message

@@ -52,14 +52,19 @@ def _case_of(store, fid: str, fallback):
     return fallback
 
 
-def _worker_label(store, fid: str):
-    """The label a run of the finding settled (``status.json``): a knock-out that refuted its
-    rule (False), or an entry's fix probe that closed it (that entry); None: ask the registry."""
+def _status(store, fid: str) -> dict:
+    """A finding's ``status.json`` ({} when there is none or it does not parse)."""
     try:
         st = json.loads(store.path(fid, "status.json").read_text())
     except (OSError, ValueError):
-        return None
-    check = st.get("label_check") if isinstance(st, dict) else None
+        return {}
+    return st if isinstance(st, dict) else {}
+
+
+def _worker_label(st: dict):
+    """The label a run of the finding settled (its status): a knock-out that refuted its rule
+    (False), or an entry's fix probe that closed it (that entry); None: ask the registry."""
+    check = st.get("label_check")
     if not isinstance(check, dict):
         return None
     if check.get("how") == "knock-out" and check.get("says") == "new":
@@ -67,14 +72,6 @@ def _worker_label(store, fid: str):
     if check.get("how") == "fix probe" and check.get("says") == "known" and isinstance(st.get("known"), dict):
         return st["known"]
     return None
-
-
-def _label_checked(store, fid: str) -> bool:
-    try:
-        st = json.loads(store.path(fid, "status.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(st, dict) and ("label_check" in st or "minimize_s" in st)
 
 
 def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_version: str | None) -> dict:
@@ -91,10 +88,11 @@ def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_versio
         if fid not in cases:
             fid = b["findings"][0]
         m = claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version)
-        settled_here = _worker_label(store, fid)  # a bucket the registry lists (`fuzzcomp link`) wins
+        statuses = [_status(store, f) for f in b["findings"]]
+        settled_here = _worker_label(statuses[b["findings"].index(fid)])  # a listed bucket (`fuzzcomp link`) wins
         b["known"] = label(m) if settled_here is None or (m is not None and m.how == "bucket") else settled_here
         if b["known"] and settled_here is None and m is not None and not settled(m) \
-                and not any(_label_checked(store, f) for f in b["findings"]):
+                and not any("label_check" in st or "minimize_s" in st for st in statuses):
             # a rule's claim on a silent finding whose label check never ran (the campaign ended
             # first): say so, a user may check it with `fuzzcomp minimize ID`
             b["known"] = dict(b["known"], unchecked=True)

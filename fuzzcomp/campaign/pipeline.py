@@ -41,7 +41,7 @@ from fuzzcomp.render.repro import render_repro
 from fuzzcomp.render.shortrepro import HANG_S, is_short
 from fuzzcomp.findings.store import case_to_json, Store, write_atomic, write_json
 from fuzzcomp.base.repro_runner import last_line, run_repro_file
-from fuzzcomp.findings.known import claim, label, settled
+from fuzzcomp.findings.known import Match, claim, default_registry, label, settled
 from fuzzcomp.findings.triage import bucket_of, BucketKey, dedup_key
 from fuzzcomp.workers.worker import Worker
 
@@ -65,9 +65,8 @@ def probe_keys(worker: Worker, case: Case, timeout_s: float, phase_limits=(None,
     compile_s, run_s = phase_limits
     r = worker.run(Job(next(_ids), CHECK, case, _limit(timeout_s, deadline), compile_timeout_s=compile_s,
                        run_timeout_s=run_s, fix=fix))
-    if fix is not None:  # a harness error under a fix (a torch without what it patches) says nothing
-        return (r.status == DONE and r.valid), ({bucket_of(v) for v in r.verdicts} if r.status == DONE
-                                                else set()), (r.verdicts if r.status == DONE else [])
+    if fix is not None and r.status != DONE:  # a harness error under a fix (a torch without what it
+        return False, set(), []                 # patches) says nothing: no eager re-run to blame it
     if r.status == DONE:
         return r.valid, {bucket_of(v) for v in r.verdicts}, r.verdicts
     if needs_eager_rerun(r):
@@ -197,7 +196,6 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
             info["label_check"] = {"how": "fix probe", "says": "known" if entry else "new",
                                    "probes": fixed["probes"], "seconds": took, "closed_by": fixed["closed_by"]}
             if entry is not None:  # its entry's fix closes it: that entry's bug, no minimisation
-                from fuzzcomp.findings.known import Match
                 info["known"] = label(Match(entry, "fix probe"))
                 minimize = False
                 info.update(minimize_s=took, probes=fixed["probes"])
@@ -391,7 +389,6 @@ def fix_probe_check(worker: Worker, case: Case, key: BucketKey, timeout_s: float
     fix must still show the bucket, so the fix, not chance, made the difference. Returns None when
     no entry has a probe, else {"entry": KnownBug or None, "closed_by": [ids], "probes": n}; where
     several fixes close it (a probe that turns off a whole pass), the entry is the first of them."""
-    from fuzzcomp.findings.known import default_registry
     reg = registry or default_registry()
     cands = reg.fix_candidates(key.stage)
     if not cands:

@@ -30,6 +30,7 @@ from pathlib import Path
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected
 from fuzzcomp.findings.store import write_atomic
 from fuzzcomp.findings.triage import BucketKey, op_set
+from fuzzcomp.run.fix_probes import NAMES as FIX_PROBES, could_close
 
 REGISTRY_NAME = "known_bugs.json"
 STATES = ("open", "closed")
@@ -188,10 +189,9 @@ def _trigger(data, where: str) -> dict | None:
 
 
 def _fix_probe(name, where: str) -> str | None:
-    from fuzzcomp.run.fix_probes import NAMES
-    if name is not None and name not in NAMES:
+    if name is not None and name not in FIX_PROBES:
         raise RegistryError(f"{where}: fix_probe {name!r} is not a probe of fuzzcomp.run.fix_probes "
-                            f"({', '.join(sorted(NAMES))})")
+                            f"({', '.join(sorted(FIX_PROBES))})")
     return name
 
 
@@ -260,7 +260,6 @@ class Registry:
         symptom (a root cause comes back as another symptom: #195451 as an aliasing output, then
         as an input's changed shape): the running torch can show them, and their fix patches
         that stage. Their probes ask whether the fix closes the finding."""
-        from fuzzcomp.run.fix_probes import could_close
         return [b for b in self.bugs if b.fix_probe and self.applies(b) and could_close(b.fix_probe, stage)]
 
     def get(self, bug_id: str) -> KnownBug | None:

@@ -47,6 +47,7 @@ from fuzzcomp.run.value_floors import output_floor_eps
 from fuzzcomp.run.case_tables import (REDUCING_FAMILIES, _tensor_types, call_entry, cast_floor_eps,  # noqa: F401
                                       coarse_eps, input_specs, load_namespace, load_program, reduce_n,
                                       state_specs)
+from fuzzcomp.run.exact_ref import exact_reference
 from fuzzcomp.run.kernel_audit import KernelAudit
 from fuzzcomp.run.norm_jitter import NormJitter
 from fuzzcomp.run.recompiles import max_compile_events
@@ -223,6 +224,12 @@ class _Runner:
                              grad=self.options.grad != "off",
                              step_begin=uses_cudagraphs(self.case) and phase == "run", **kw)
 
+    def reference(self, f, call, **kw):
+        """The fp64 reference run: upcast, with float32-accurate float64 eager kernels swapped
+        for exact composites (``exact_ref``), so a float64 program has a witness beside eager."""
+        with exact_reference(self.case.compile.device):
+            return self.run(f, call, upcast=True, **kw)
+
 
 def _mutated_inputs(case: Case, options: ExecOptions, namespace) -> set[str]:
     """Inputs some call updates in place (their version counter moves), found by plain eager runs."""
@@ -293,7 +300,7 @@ def _eager_pass(fn, case: Case, runner: _Runner) -> list[CallRecord]:
     records = []
     for call in case.calls:
         e, e2 = runner.run(fn, call), runner.run(fn, call)
-        ref = runner.run(fn, call, upcast=True) if e.error is None else None
+        ref = runner.reference(fn, call) if e.error is None else None
         records.append(CallRecord(e, e2, ref, None))
     return records
 
@@ -479,7 +486,7 @@ def add_caller_reference(case: Case, obs: Observation, calls, draws: int = PERTU
     for k in sorted(set(calls)):
         call = case.calls[k]
         e, e2 = runner.run(fn, call, caller_ref=True), runner.run(fn, call, caller_ref=True)
-        ref = runner.run(fn, call, caller_ref=True, upcast=True) if e.error is None else None
+        ref = runner.reference(fn, call, caller_ref=True) if e.error is None else None
         rec = CallRecord(e, e2, ref, None)
         if e.error is None:
             for d in range(draws):

@@ -137,6 +137,14 @@ def test_quality_targets_on_planted_findings(worker):
                      f"longer ones (seed, lines): {long}")
 
 
+def _real_inductor_finds(case, record) -> bool:
+    """Plain Inductor (no fault switched on) files the same symptom on this case."""
+    from fuzzcomp.judge.check import check
+    symptom = record["bucket"].rsplit("-", 2)[0]  # SYMPTOM-STAGE-HASH
+    _, verdicts = check(case.with_compile(backend="inductor"))
+    return any(v.symptom == symptom for v in verdicts)
+
+
 @pytest.mark.slow
 def test_real_inductor_minimisation(worker):
     """Real Inductor (its own test-only relu fault switched on): every probe is a real compile."""
@@ -149,6 +157,8 @@ def test_real_inductor_minimisation(worker):
         if "torch.relu" not in op_names(case.program):
             continue
         r = measure(worker, case.with_compile(backend="fuzzcomp.planted:inductor_relu_bug"), 300)
+        if r is not None and not r["bucket"].startswith("numeric-") and _real_inductor_finds(case, r):
+            continue  # a real Inductor bug of its own (seed 2: a saved-tensor version error), not the fault
         if r is not None:
             assert r["bucket"].startswith("numeric-"), r  # the relu fault, not a broken backend
             records.append(r)

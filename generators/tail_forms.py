@@ -153,6 +153,18 @@ def widen_view_out(ch: ChoiceStream, scope: Scope, ctx) -> tuple:
     return (out,), ()
 
 
+#: what Dynamo cannot put in a graph: a region body holding one graph-breaks, and a region may
+#: not break (UncapturedHigherOrderOpError, by design; a 30-minute CPU campaign filed
+#: ``.storage_offset()`` inside one as a crash)
+UNCAPTURABLE = (".storage_offset()", ".item()", ".tolist()", "graph_break(", "print(")
+
+
+def captures_whole(body) -> bool:
+    """A region body Dynamo can capture in one graph: straight-line statements (no ``if`` on
+    data, no loops, no helper calls) whose templates hold nothing that graph-breaks."""
+    return all(isinstance(s, Assign) and not any(u in s.template for u in UNCAPTURABLE) for s in body)
+
+
 def nested_region(ch: ChoiceStream, scope: Scope, ctx) -> tuple:
     if not HAS_NESTED:
         return (), ()
@@ -172,7 +184,7 @@ def nested_region(ch: ChoiceStream, scope: Scope, ctx) -> tuple:
     res = made.get(h.fn.result)
     # the region must return a fresh tensor: an output aliasing its input is refused by the region
     if res is None or not res.op.startswith("helper:out:") or not scope.fits(h.result) \
-            or not scope.within(h.result.dtype, h.result_bound):
+            or not scope.within(h.result.dtype, h.result_bound) or not captures_whole(h.fn.body):
         return (), ()
     fn = dataclasses.replace(h.fn, nested=True)
     a, b = scope.fresh(), scope.fresh()

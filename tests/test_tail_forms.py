@@ -124,3 +124,22 @@ def test_function_json_round_trip_keeps_the_region_mark():
     old = to_jsonable(dataclasses.replace(c.program.helpers[-1], nested=False))
     del old["nested"]  # a case stored before the field existed reads as a plain helper
     assert from_jsonable(old).nested is False
+
+
+def test_nested_region_bodies_are_capturable_whole():
+    """A region may not graph-break (UncapturedHigherOrderOpError by design): CPU seed 1506's
+    campaign filed a region body holding ``.storage_offset()`` as a crash. Region bodies are
+    straight-line and hold no construct that graph-breaks."""
+    if not tail_forms.HAS_NESTED:
+        pytest.skip("no torch.compiler.nested_compile_region in this torch")
+    from fuzzcomp.generators.ir import walk
+    for c in _forced("nested_region", 60):
+        for h in c.program.helpers:
+            if h.nested:
+                assert tail_forms.captures_whole(h.body)
+                assert not any(u in s.template for s in walk(h.body) for u in tail_forms.UNCAPTURABLE)
+    # the campaign's case: its region is no longer drawn with the storage_offset view in it
+    c = generate(1506004968)
+    assert not any(h.nested and "storage_offset" in emit(c.program) for h in c.program.helpers)
+    body = (Assign("v1", "Tensor.as_strided", "{0}.as_strided((1,), (1,), {0}.storage_offset() + 1)", (), None),)
+    assert not tail_forms.captures_whole(body)

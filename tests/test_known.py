@@ -77,6 +77,8 @@ def test_a_bug_fixed_in_the_running_torch_is_a_regression_not_known(tmp_path):
     ({"id": "a", "title": "t", "buckets": ["x"], "state": "fixed"}, "state must be one of"),
     ({"id": "a", "title": "t", "buckets": ["x"], "colour": 1}, "unknown key 'colour'"),
     ({"id": "a", "title": "t", "buckets": ["x"], "fixed_in": "soon"}, "not a version"),
+    # fnmatch reads "[scalar]" as one of s, c, a, l, r: "*[scalar]" claimed torch.mul
+    ({"id": "a", "title": "t", "match": {"ops_any": ["*[scalar]"]}}, "character class"),
 ])
 def test_a_broken_entry_is_refused_with_its_name_and_field(tmp_path, bad, says):
     with pytest.raises(RegistryError, match=says):

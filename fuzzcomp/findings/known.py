@@ -174,6 +174,10 @@ def _rule(data, where: str) -> Rule | None:
                 label_check=data.get("label_check", False))
     if not isinstance(rule.label_check, bool):
         raise RegistryError(f"{where}: match.label_check is true or false, not {rule.label_check!r}")
+    for g in rule.ops_all + rule.ops_any:
+        if "[" in g.replace("[[]", ""):  # fnmatch reads [..] as a character class: "*[scalar]" matched torch.mul
+            raise RegistryError(f"{where}: op glob {g!r} holds a '[' character class; op names carry literal "
+                                "brackets (Tensor.add_[scalar]): write '[[]' for each '['")
     if not (rule.signature or rule.ops_all or rule.ops_any):
         raise RegistryError(f"{where}: a rule needs a signature or ops, or it matches every finding "
                             "of its symptom")
@@ -326,6 +330,8 @@ def input_markers(program) -> set[str]:
         out.add("input:expanded")
     if any(i.type.rank == 0 and i.type.dtype == "float64" for i in tensors):
         out.add("input:0d-float64")
+    if any(i.special for i in program.inputs):  # salted with NaN, +-inf, -0.0, huge or tiny values
+        out.add("input:special")
     if _writes_an_input(program):
         out.add("input:written")
     if any(getattr(h, "nested", False) for h in program.helpers):  # torch.compiler.nested_compile_region

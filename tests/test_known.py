@@ -825,7 +825,48 @@ CPU_1505_EXPECTED = {
 }
 
 
+#: CPU campaign of seed 1506 (torch 2.13, 30 minutes, a fresh clone of main d8ccbd7), judged bucket by
+#: bucket: the campaign said c7914574 new (#191499, added), f26cddac and aa72465d the remainder bug (a loose
+#: rule; now their own entries) and 5146ba76 the softshrink bug (an equally specific rule; the culprit op
+#: breaks the tie); 2151769e was a harness defect (a graph break inside a nested region, fixed at source)
+CPU_1506_EXPECTED = {
+    "aliasing-inductor-48c25e93": "split-outputs-not-views",
+    "aliasing-inductor-a9cbade6": "noop-removal-output-aliases-input",
+    "compile-crash-autograd-423528e1": "aliased-inputs-symint-untracked",
+    "compile-crash-inductor-ee4381cd": "invoke-subgraph-no-tensor-operand-device",
+    "gradient-autograd-506795b1": "dynamic-output-alias-as-strided-overlapping-input-grad",
+    "gradient-autograd-f26cddac": "nograd-view-of-input-output-differentiable",
+    "gradient-inductor-61226a6f": "amin-amax-backward-mask",
+    "gradient-inductor-b2424b27": "invoke-subgraph-operand-alias-reuse",
+    "mutation-autograd-aa72465d": "unfold-empty-window-inverse",
+    "mutation-autograd-c9cd7d6e": "deterministic-set-inside",
+    "mutation-autograd-d042478a": "default-dtype-set-inside",
+    "numeric-inductor-5146ba76": "cpu-vectorized-remainder-inf-divisor",
+    "numeric-inductor-bdb6d15c": "expm1-cpu-exp-minus-one",
+    "numeric-inductor-c7914574": "cpu-int8-minmax-vector-inactive-lanes",
+    "runtime-crash-autograd-b6f5cb5d": "aliased-inputs-symbol-without-source",
+    "runtime-crash-autograd-fce918e4": "inplace-view-op-regenerated-alias",
+    "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+    "runtime-crash-capture-2151769e": None,
+    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
+    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
+}
+
+
+def test_the_culprit_op_breaks_a_tie_between_equally_specific_rules():
+    """CPU 1506's remainder by -inf (culprit inf_remainder) in a program that also held a softshrink."""
+    reg = default_registry("2.13.0+cpu")
+    ops = frozenset({"torch.nn.functional.softshrink", "sarg:inf_remainder", "torch.frac"})
+    sig = "output non-finite | culprit op: {}"
+    m = reg.match(Identity("unseen", "numeric", "inductor", sig.format("inf_remainder"), ops, "cpu"))
+    assert m.bug.id == "cpu-vectorized-remainder-inf-divisor"
+    m = reg.match(Identity("unseen", "numeric", "inductor", sig.format("torch.nn.functional.softshrink"), ops, "cpu"))
+    assert m.bug.id == "softshrink-nan-compiled-zero"
+
+
 @pytest.mark.parametrize("name, torch_version, expected", [
+    ("cpu_campaign_1506_buckets.json", "2.13.0+cpu", CPU_1506_EXPECTED),
     ("h200_campaign_1502_buckets.json", "2.11.0+cu130", H200_1502_EXPECTED),
     ("h200_campaign_1503_buckets.json", "2.11.0+cu130", H200_1503_EXPECTED),
     ("h200_campaign_1504_buckets.json", "2.11.0+cu130", H200_1504_EXPECTED),

@@ -61,6 +61,10 @@ class Rule:
         return 2 * bool(self.signature) + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
             + bool(self.stages) + bool(self.symptoms)
 
+    def names_any(self, ops) -> bool:
+        """One of the rule's op globs matches one of ``ops``."""
+        return any(fnmatch.fnmatchcase(op, g) for g in self.ops_all + self.ops_any for op in ops)
+
     def holds(self, ident: "Identity") -> bool:
         if self.symptoms and ident.symptom not in self.symptoms:
             return False
@@ -73,6 +77,16 @@ class Rule:
         if any(not _has_op(ident.ops, g) for g in self.ops_all):
             return False
         return not self.ops_any or any(_has_op(ident.ops, g) for g in self.ops_any)
+
+
+def _culprit_ops(ident: "Identity") -> set[str]:
+    """The op the bucket's culprit search named (``culprit op: X`` in its signature), with the
+    program's ops that carry it under a prefix (``sarg:inf_remainder`` for ``inf_remainder``)."""
+    m = re.search(r"culprit op: (\S+)", ident.signature)
+    if not m:
+        return set()
+    name = m.group(1)
+    return {name} | {op for op in ident.ops if op.endswith(":" + name)}
 
 
 def _has_op(ops: frozenset[str], glob: str) -> bool:
@@ -252,8 +266,13 @@ class Registry:
             if r is not None:
                 ruled.append(Match(b, "rule", rule=r))
         # where several rules hold, the one that names the most of the finding decides (a zero-sign
-        # rule on neg and CUDA over a rule on any clone and in-place write); ties keep file order
-        hits += sorted(ruled, key=lambda m: -m.rule.specificity())
+        # rule on neg and CUDA over a rule on any clone and in-place write); between equals, one
+        # naming the finding's culprit op (CPU 1506: a remainder by -inf, culprit inf_remainder,
+        # was claimed by an equally specific softshrink rule, the program also holding a
+        # softshrink; the culprit is where values first diverge, not always the cause, so it only
+        # breaks ties); then file order
+        culprit = _culprit_ops(ident)
+        hits += sorted(ruled, key=lambda m: (-m.rule.specificity(), -m.rule.names_any(culprit)))
         live = [m for m in hits if self.applies(m.bug)]
         if live:
             return live[0]

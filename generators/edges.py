@@ -37,7 +37,7 @@ import math
 
 from . import shapes
 from .choices import ChoiceStream
-from .ir import (DATA_DEPENDENT, Assign, Call, Case, Input, Mutate, Program, Ref, Return, TensorType,
+from .ir import (DATA_DEPENDENT, Assign, Call, Case, Input, Lit, Mutate, Program, Ref, Return, TensorType,
                  walk, walk_program)
 from .scope import LIMIT, Scope
 
@@ -85,61 +85,64 @@ def _acc_out(d):
     return _acc.get(d, d)
 
 
+# The reductions are the registry's own ops by name (and their dim a literal argument, as there):
+# known-bug rules, novelty steering and the features read them as the same op.
 TAIL_OPS = (
-    ("torch.sum[tail]", "{0}.sum(-1)", (_F, _I, _B), -1, False, _sum_b, _acc_out),
-    ("torch.amax[tail]", "{0}.amax(-1)", (_F, _I), -1, False, _keep_b, None),
-    ("torch.mean[tail]", "{0}.mean(-1)", (_F,), -1, False, _keep_b, None),
-    ("torch.softmax[tail]", "torch.softmax({0}, -1)", (_F,), -1, True, _one_b, None),
-    ("torch.var[tail]", "torch.var({0}, -1)", (_F,), -1, False, lambda b, n: 4 * b * b, None),
-    ("torch.logsumexp[tail]", "torch.logsumexp({0}, -1)", (_F,), -1, False, _lse_b, None),
-    ("torch.any[tail]", "{0}.any(-1)", (_I, _B), -1, False, _one_b, _bool),
+    ("torch.sum", "{0}.sum({1})", (_F, _I, _B), -1, False, _sum_b, _acc_out),
+    ("torch.amax", "{0}.amax({1})", (_F, _I), -1, False, _keep_b, None),
+    ("torch.mean", "{0}.mean({1})", (_F,), -1, False, _keep_b, None),
+    ("torch.softmax", "torch.softmax({0}, {1})", (_F,), -1, True, _one_b, None),
+    ("torch.var", "torch.var({0}, {1})", (_F,), -1, False, lambda b, n: 4 * b * b, None),
+    ("torch.logsumexp", "torch.logsumexp({0}, {1})", (_F,), -1, False, _lse_b, None),
+    ("torch.any", "{0}.any({1})", (_I, _B), -1, False, _one_b, _bool),
 )
 #: reductions defined on an empty dim (amax, var and softmax's max of nothing are not), over the
 #: new dim; and over v's first dim, the new (edge) dim kept in the result (amax and mean only
 #: where that first dim is never empty)
 EDGE_OPS = (
-    ("torch.sum[edge]", "{0}.sum(-1)", (_F, _I, _B), -1, False, _sum_b, _acc_out),
-    ("torch.nansum[edge]", "torch.nansum({0}, -1)", (_F,), -1, False, _sum_b, None),
-    ("torch.mean[edge]", "{0}.mean(-1)", (_F,), -1, False, _keep_b, None),
-    ("torch.logsumexp[edge]", "torch.logsumexp({0}, -1)", (_F,), -1, False, _lse_b, None),
-    ("torch.softmax[edge]", "torch.softmax({0}, -1)", (_F,), -1, True, _one_b, None),
-    ("torch.cumsum[edge]", "torch.cumsum({0}, -1)", (_F, _I), -1, True, _sum_b, _acc_out),
-    ("torch.any[edge]", "{0}.any(-1)", (_I, _B), -1, False, _one_b, _bool),
-    ("torch.all[edge]", "torch.all({0}, -1)", (_I, _B), -1, False, _one_b, _bool),
-    ("torch.sum[edge_keep]", "{0}.sum(0)", (_F, _I), 0, False, _sum_b, _acc_out),
-    ("torch.amax[edge_keep]", "{0}.amax(0)", (_F, _I), 0, False, _keep_b, None),
-    ("torch.mean[edge_keep]", "{0}.mean(0)", (_F,), 0, False, _keep_b, None),
+    ("torch.sum", "{0}.sum({1})", (_F, _I, _B), -1, False, _sum_b, _acc_out),
+    ("torch.nansum", "torch.nansum({0}, {1})", (_F,), -1, False, _sum_b, None),
+    ("torch.mean", "{0}.mean({1})", (_F,), -1, False, _keep_b, None),
+    ("torch.logsumexp", "torch.logsumexp({0}, {1})", (_F,), -1, False, _lse_b, None),
+    ("torch.softmax", "torch.softmax({0}, {1})", (_F,), -1, True, _one_b, None),
+    ("torch.cumsum", "torch.cumsum({0}, {1})", (_F, _I), -1, True, _sum_b, _acc_out),
+    ("torch.any", "{0}.any({1})", (_I, _B), -1, False, _one_b, _bool),
+    ("torch.all", "torch.all({0}, {1})", (_I, _B), -1, False, _one_b, _bool),
+    ("torch.sum", "{0}.sum({1})", (_F, _I), 0, False, _sum_b, _acc_out),
+    ("torch.amax", "{0}.amax({1})", (_F, _I), 0, False, _keep_b, None),
+    ("torch.mean", "{0}.mean({1})", (_F,), 0, False, _keep_b, None),
 )
-#: ops over v's first dim that need it nonempty on every call
-_NONEMPTY_FIRST = ("torch.amax[edge_keep]", "torch.mean[edge_keep]")
+#: reductions that need the reduced dim nonempty on every call
+_NONEMPTY = ("torch.amax", "torch.mean")
+#: the products that broadcast a value over the new symbol: the size edges' own statements
 BCAST_OPS = ("Tensor.mul[edge_bcast]", "Tensor.add[edge_bcast]")
 
-# (op name, template, minimum rank, dtypes: "signed" floats and signed ints | "bool" | "any")
+# (op name, template, minimum rank, dtypes: "signed" floats and signed ints | "bool" | "any"); the
+# registry's names where it has the op (``x[:1] *= -1`` is traced as a read, a mul_, a setitem)
 BASE_WRITES = (
-    ("Tensor.neg_[alias_base]", "{0}.neg_()", 0, "signed"),
-    ("Tensor.mul_[alias_base]", "{0}.mul_(-1)", 0, "signed"),
-    ("Tensor.__imul__[alias_base]", "{0}[:1] *= -1", 1, "signed"),
-    ("Tensor.copy_[alias_base]", "{0}.copy_({0}.flip(0))", 1, "any"),
-    ("Tensor.logical_not_[alias_base]", "{0}.logical_not_()", 0, "bool"),
+    ("Tensor.neg_", "{0}.neg_()", 0, "signed"),
+    ("Tensor.mul_", "{0}.mul_(-1)", 0, "signed"),
+    ("Tensor.__setitem__[imul]", "{0}[:1] *= -1", 1, "signed"),
+    ("Tensor.copy_", "{0}.copy_({0}.flip(0))", 1, "any"),
+    ("Tensor.logical_not_", "{0}.logical_not_()", 0, "bool"),
 )
 # (op name, template, minimum rank, what the shape needs: None | "nonempty0" | "rank2")
 ALIAS_VIEWS = (
-    ("Tensor.__getitem__[alias_view]", "{0}[1:]", 1, "nonempty0"),
-    ("Tensor.transpose[alias_view]", "{0}.transpose(-1, -2)", 2, None),
-    ("Tensor.__getitem__[alias_view_step]", "{0}[..., ::2]", 1, None),
-    ("Tensor.unsqueeze[alias_view]", "{0}.unsqueeze(0)", 0, None),
-    ("Tensor.narrow[alias_view]", "{0}.narrow(0, 0, 1)", 1, "nonempty0"),
-    ("Tensor.t[alias_view]", "{0}.t()", 2, "rank2"),
+    ("Tensor.__getitem__", "{0}[1:]", 1, "nonempty0"),
+    ("Tensor.transpose", "{0}.transpose(-1, -2)", 2, None),
+    ("Tensor.__getitem__", "{0}[..., ::2]", 1, None),
+    ("Tensor.unsqueeze", "{0}.unsqueeze(0)", 0, None),
+    ("Tensor.narrow", "{0}.narrow(0, 0, 1)", 1, "nonempty0"),
+    ("Tensor.t", "{0}.t()", 2, "rank2"),
 )
 
-FAMILIES = {**{n: "reduction" for n, *_ in TAIL_OPS + EDGE_OPS},
-            **{n: "pointwise" for n in BCAST_OPS},
-            **{n: "inplace" for n, *_ in BASE_WRITES}, **{n: "view" for n, *_ in ALIAS_VIEWS}}
-FAMILIES.update({n: "nn" for n in ("torch.softmax[tail]", "torch.softmax[edge]")})
+#: the ops emitted here that the registry lacks, with their families
+FAMILIES = {**{n: "pointwise" for n in BCAST_OPS}, "Tensor.__setitem__[imul]": "inplace",
+            "Tensor.logical_not_": "inplace"}
 #: the module statement (``structure.module_stmt``) whose linear layer reads a last-dim mean
 _LINEAR_MEAN = "torch.nn.functional.linear({0}.mean(-1"
-#: the dim each reduction here reduces
-_REDUCED_DIM = {op[0]: op[3] for op in TAIL_OPS + EDGE_OPS}
+#: registry ops outside the reduction family that reduce over their literal dim argument
+_ALSO_REDUCE = ("torch.softmax",)
 #: the alias views an input may take that share its base's storage at an offset or with strides
 OFFSET_VIEWS = ("offset", "transposed")
 
@@ -221,7 +224,7 @@ def _broadcast_reduce(ch, scope, program, calls, sizes_of, ops, top):
         name, _t, kinds, dim, _k, bnd, out_dt = op
         if kind not in kinds or (dim == 0 and v.type.rank == 0):
             return False
-        if name in _NONEMPTY_FIRST and scope.min_dim(v.type.shape[0]) < 1:
+        if dim == 0 and name in _NONEMPTY and scope.min_dim(v.type.shape[0]) < 1:
             return False
         n = max(sizes) if dim == -1 else scope.max_dim(v.type.shape[0])
         return scope.within(dtype, bound) and scope.within((out_dt or str)(dtype), bnd(bound, max(n, 1)))
@@ -236,7 +239,7 @@ def _broadcast_reduce(ch, scope, program, calls, sizes_of, ops, top):
     prod, out = scope.fresh(), scope.fresh()
     body = program.body + (
         Assign(prod, bop, tmpl, (Ref(v.name), Ref(xk)), TensorType(shape, dtype)),
-        Assign(out, name, red, (Ref(prod),), TensorType(out_shape, (out_dt or str)(dtype))))
+        Assign(out, name, red, (Ref(prod), Lit(dim)), TensorType(out_shape, (out_dt or str)(dtype))))
     program = dataclasses.replace(program, inputs=program.inputs + (Input(xk, TensorType((sym,), dtype)),),
                                   symbols=program.symbols + (sym,), body=body, outputs=program.outputs + (out,))
     calls = tuple(dataclasses.replace(c, sizes=c.sizes + (sizes[k],)) for k, c in enumerate(calls))
@@ -367,18 +370,15 @@ def _types(program: Program) -> dict:
 def _reduced(s, types: dict):
     """(input type, reduced dims) of a reduction statement, or None: the regular reductions over
     one dim (their second argument a literal dim), and the edge reductions here."""
-    from .ir import Lit
     from .registry import FAMILY_OF
     if not isinstance(s, Assign) or not s.args or not isinstance(s.args[0], Ref):
         return None
     t = types.get(s.args[0].name)
     if t is None or t.rank == 0:
         return None
-    if s.op in _REDUCED_DIM:
-        return t, (_REDUCED_DIM[s.op] % t.rank,)
     if s.op == "torch.nn.functional.linear" and s.template.startswith(_LINEAR_MEAN):
         return t, (t.rank - 1,)  # the module statement's linear layer over a last-dim mean
-    if FAMILY_OF.get(s.op) == "reduction" and len(s.args) >= 2 and isinstance(s.args[1], Lit) \
+    if (FAMILY_OF.get(s.op) == "reduction" or s.op in _ALSO_REDUCE) and len(s.args) >= 2 and isinstance(s.args[1], Lit) \
             and isinstance(s.args[1].value, int):
         return t, (s.args[1].value % t.rank,)
     return None
@@ -423,7 +423,7 @@ def _alias_write_view(case: Case) -> bool:
     views = set(aliases)
     for s in walk(p.body):
         if isinstance(s, Assign) and s.args and isinstance(s.args[0], Ref) and s.args[0].name in views \
-                and (FAMILY_OF.get(s.op) or FAMILIES.get(s.op)) == "view":
+                and FAMILY_OF.get(s.op) == "view":
             views.add(s.out)
     return any(o in views for o in p.outputs)
 

@@ -58,7 +58,6 @@ _ODD_CAP = 32
 # first), keeps the dim, bound(b, n), out dtype (None: the input's))
 _F, _I, _B = "float", "int", "bool"
 _acc = {"bool": "int64", "int8": "int64", "uint8": "int64", "int16": "int64", "int32": "int64"}
-_ACC = _acc.get
 
 
 def _sum_b(b, n):
@@ -96,9 +95,9 @@ TAIL_OPS = (
     ("torch.logsumexp", "torch.logsumexp({0}, {1})", (_F,), -1, False, _lse_b, None),
     ("torch.any", "{0}.any({1})", (_I, _B), -1, False, _one_b, _bool),
 )
-#: reductions defined on an empty dim (amax, var and softmax's max of nothing are not), over the
-#: new dim; and over v's first dim, the new (edge) dim kept in the result (amax and mean only
-#: where that first dim is never empty)
+#: over the new dim, reductions that run on an empty dim (amax raises there; var warns, its
+#: degrees of freedom <= 0); over v's first dim, the new (edge) dim kept in the result (amax and
+#: mean only where that first dim is never empty)
 EDGE_OPS = (
     ("torch.sum", "{0}.sum({1})", (_F, _I, _B), -1, False, _sum_b, _acc_out),
     ("torch.nansum", "torch.nansum({0}, {1})", (_F,), -1, False, _sum_b, None),
@@ -195,8 +194,6 @@ def _numel_max(scope: Scope, shape) -> int:
     return scope.max_dim(shapes.numel(shape)) if shape else 1
 
 
-
-
 def _new_input_name(program: Program) -> str:
     k = len(program.inputs)
     while any(i.name == f"x{k}" for i in program.inputs):
@@ -206,8 +203,9 @@ def _new_input_name(program: Program) -> str:
 
 def _broadcast_reduce(ch, scope, program, calls, sizes_of, ops, top):
     """The two size capabilities: a new symbol with ``sizes_of(ch, n_calls, dtype)`` per call (at
-    most ``top(dtype)``), a new 1-D input ``xk`` of it in the dtype of a value ``v``, ``v`` broadcast over it
-    (``v.unsqueeze(-1) * xk``, ``+`` for integers) and one of ``ops`` over the result, returned."""
+    most ``top(dtype)``), a new 1-D input ``xk`` of it in the dtype of a value ``v``, ``v``
+    broadcast over it (``v.unsqueeze(-1) * xk``, ``+`` for integers) and one of ``ops`` over the
+    result, returned."""
     v = scope.pick(lambda u: _free(u) and _numel_max(scope, u.type.shape) * top(u.type.dtype) <= scope.max_numel)
     if v is None:
         return program, calls
@@ -362,14 +360,15 @@ def apply(ch: ChoiceStream, scope: Scope, program: Program, calls: tuple[Call, .
 def _types(program: Program) -> dict:
     t = {i.name: i.type for i in program.inputs if i.kind in ("tensor", "alias")}
     for s in walk_program(program):
-        if isinstance(s, Assign) or hasattr(s, "type") and hasattr(s, "out"):
+        if hasattr(s, "out") and hasattr(s, "type"):  # Assign, CallFn, CondOp
             t[s.out] = s.type
     return t
 
 
 def _reduced(s, types: dict):
-    """(input type, reduced dims) of a reduction statement, or None: the regular reductions over
-    one dim (their second argument a literal dim), and the edge reductions here."""
+    """(input type, reduced dims) of a reduction statement, or None: a reduction (or softmax) over
+    one dim, its second argument a literal dim (the registry's and the edges' own), and the
+    module statement's linear layer over a last-dim mean."""
     from .registry import FAMILY_OF
     if not isinstance(s, Assign) or not s.args or not isinstance(s.args[0], Ref):
         return None
@@ -378,8 +377,9 @@ def _reduced(s, types: dict):
         return None
     if s.op == "torch.nn.functional.linear" and s.template.startswith(_LINEAR_MEAN):
         return t, (t.rank - 1,)  # the module statement's linear layer over a last-dim mean
-    if (FAMILY_OF.get(s.op) == "reduction" or s.op in _ALSO_REDUCE) and len(s.args) >= 2 and isinstance(s.args[1], Lit) \
-            and isinstance(s.args[1].value, int):
+    reduces = FAMILY_OF.get(s.op) == "reduction" or s.op in _ALSO_REDUCE
+    if reduces and len(s.args) >= 2 and isinstance(s.args[1], Lit) and isinstance(s.args[1].value, int) \
+            and not isinstance(s.args[1].value, bool):
         return t, (s.args[1].value % t.rank,)
     return None
 

@@ -7,7 +7,9 @@ returns both unchanged when the form cannot apply. ``build.py`` runs them after 
 so they are the stream's very last draws and a seed that draws none keeps its program, schedule
 and compile settings byte for byte. ``edge_features(case)`` reads each capability from the IR and
 the call schedule (the capability's feature bears its name), whether this module or the regular
-builders made it; ``FAMILIES`` gives the op names emitted here a family (``registry.FAMILY_OF``).
+builders made it. The ops emitted here are the registry's own by name where it has them (so
+known-bug rules and novelty steering read them as that op); ``FAMILIES`` gives the others a family
+(``registry.FAMILY_OF``).
 
 * ``reduce_tail_remainder``: a fresh symbol and a 1-D input ``xk`` of it in the dtype of an
   existing value ``v``; ``v.unsqueeze(-1) * xk`` (``+`` for integers) is reduced over its last

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
-from . import reach, structure, structure_inputs
+from . import edges, reach, structure, structure_inputs
 from .choices import ChoiceStream
 from .ir import Case, CompileSpec, Input, Program, Ref, TensorType, tainted_sources
 from .knobs import RANDOM_OPS, weights_for  # noqa: F401  (RANDOM_OPS re-exported)
@@ -164,7 +164,8 @@ def _build(ch: ChoiceStream, seed: int, cfg: GenConfig) -> Case:
     config = reach.compile_config(ch, any(getattr(s, "op", "").startswith("dds:") for s in scope.stmts))
     program = _arg_capabilities(ch, scope, program, cfg)
     program = _tail_forms(ch, scope, program, cfg, ctx)
-    cache = reach.plan_cache(ch, reach.weights_of(cfg.reach_weights), cfg.force)  # the stream's last draw
+    cache = reach.plan_cache(ch, reach.weights_of(cfg.reach_weights), cfg.force)
+    program, calls = _edges(ch, scope, program, calls, cfg)  # the stream's very last draws
     return Case(program, calls, CompileSpec(dynamic=dynamic, config=config, cache=cache), seed, GENERATOR_VERSION)
 
 
@@ -197,6 +198,16 @@ def _tail_forms(ch: ChoiceStream, scope: Scope, program: Program, cfg: GenConfig
         return program
     return dataclasses.replace(program, body=tuple(scope.stmts), outputs=program.outputs + tuple(names),
                                helpers=program.helpers + tuple(helpers))
+
+
+def _edges(ch: ChoiceStream, scope: Scope, program: Program, calls, cfg: GenConfig) -> tuple:
+    """The edge capabilities (``edges.EDGE_CAPABILITIES``): drawn after everything else, so a seed
+    that draws none keeps its case. They add inputs, a symbol and calls, so they come after the
+    schedule; an op filter keeps them out, like the tail forms."""
+    caps = edges.plan(ch, reach.weights_of(cfg.reach_weights), cfg.force)
+    if not caps or cfg.ops or cfg.families or cfg.exclude:
+        return program, calls
+    return edges.apply(ch, scope, program, calls, caps)
 
 
 def _inputs(ch: ChoiceStream, scope: Scope, symbols, cfg: GenConfig) -> list[Input]:

@@ -13,7 +13,10 @@ weight under ``config``:
 * ``form``: a sub-form drawn inside one builder (``FORMS``): weight = its share of that
   builder's draws;
 * ``tail``: a form built at the end of the body (``reach.TAIL_CAPABILITIES``, the stream's last
-  draws); weight = the chance one case draws it.
+  draws); weight = the chance one case draws it;
+* ``edge``: a compiler edge drawn on purpose (``edges.EDGE_CAPABILITIES``, the stream's very last
+  draws: vector-width remainders, size-0/1 dims, alias offsets); weight = the chance one case
+  draws it. Its feature also counts cases the regular builders reached it in.
 
 ``has(case)`` returns the capability names one case exercises, read from its IR features
 (``features.features``), never from source. Pure; nothing here runs torch.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .edges import EDGE_CAPABILITIES
 from .features import features
 from .knobs import KNOB_OF, KNOBS, weights_for
 from .ir import Assign, Mutate, walk_program
@@ -57,7 +61,7 @@ FORMS = {
 @dataclass(frozen=True)
 class Capability:
     name: str
-    kind: str       # reach | arg | setting | knob | form | tail
+    kind: str       # reach | arg | setting | knob | form | tail | edge
     weight: float
     note: str = ""
 
@@ -76,6 +80,7 @@ def table(config) -> list[Capability]:
     out += [Capability(n, "form", w, note) for n, (_f, w, note) in FORMS.items()]
     out += [Capability(n, "tail", (1.0 if n in forced else reach_w[n]) if reach_w[n] > 0 else 0.0, "per case")
             for n in TAIL_CAPABILITIES]
+    out += [Capability(n, "edge", 1.0 if n in forced else reach_w[n], "per case") for n in EDGE_CAPABILITIES]
     return out
 
 
@@ -91,4 +96,5 @@ def has(case, feats: set[str] | None = None) -> set[str]:
             out.add(KNOB_OF[s.op])
     out |= {cap for cap, (f, _w, _n) in FORMS.items() if f in feats}
     out |= {cap for cap in TAIL_CAPABILITIES if cap in feats}  # each tail form's feature is its name
+    out |= {cap for cap in EDGE_CAPABILITIES if cap in feats}  # and each edge's
     return out

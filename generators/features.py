@@ -6,6 +6,7 @@ feature appears over N seeds) and by histogram reports.
 """
 from __future__ import annotations
 
+from .edges import EDGE_CAPABILITIES, edge_features
 from .reach import REACH_FEATURES, reach_features
 from .features_ops import OP_FEATURES, op_features
 from .ir import (Assign, CallFn, Case, CondOp, DataCond, If, Loop, Mutate, Return, ScalarCond, SizeCond,
@@ -22,7 +23,7 @@ FEATURES = (
     "no_grad_call", "inference_mode_call", "inference_inputs", "requires_grad", "requires_grad_flip",
     "nested_region",
     "autocast_off_full", "nonleaf_view_write",
-) + REACH_FEATURES + OP_FEATURES
+) + REACH_FEATURES + OP_FEATURES + tuple(EDGE_CAPABILITIES)
 
 
 def features(case: Case) -> set[str]:
@@ -114,7 +115,7 @@ def features(case: Case) -> set[str]:
         f.add("global_values_change")
     if len({c.requires_grad for c in calls}) > 1:
         f.add("requires_grad_flip")
-    return f | reach_features(case) | op_features(case)
+    return f | reach_features(case) | op_features(case) | edge_features(case)
 
 
 def _nonleaf_view_written(case: Case) -> bool:

@@ -101,8 +101,9 @@ def plan_tail(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[st
 
 
 def weights_of(overrides) -> dict[str, float]:
+    from .edges import EDGE_CAPABILITIES
     from .tail_forms import HAS_NESTED
-    w = dict(CAPABILITIES) | dict(ARG_CAPABILITIES) | dict(TAIL_CAPABILITIES) | dict(SETTINGS)
+    w = dict(CAPABILITIES) | dict(ARG_CAPABILITIES) | dict(TAIL_CAPABILITIES) | dict(SETTINGS) | dict(EDGE_CAPABILITIES)
     for name, value in overrides:
         if name not in w:
             raise ValueError(f"unknown capability {name!r}; known: {', '.join(w)}")

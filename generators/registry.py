@@ -20,6 +20,7 @@ from .ops_inplace_view import INPLACE_VIEW
 from .ops_resample import RESAMPLE
 from .ops_scalar import SCALAR
 from .ops_scatter import SCATTER
+from .edges import FAMILIES as EDGE_FAMILIES
 from .tail_forms import FAMILIES as TAIL_FAMILIES
 
 REGISTRY = UNARY + BINARY + COMPARE + TERNARY + MATH + VIEW + INDEX + INPLACE \
@@ -40,8 +41,9 @@ def distinct_callables() -> set[str]:
     return {callable_name(n) for n in _names}
 
 
-#: every op name with a family: the registry's specs, and the ops the tail forms emit
-FAMILY_OF = {op.name: op.family for op in REGISTRY} | {n: f for n, f in TAIL_FAMILIES.items() if n not in _names}
+#: every op name with a family: the registry's specs, and the ops the tail forms and edges emit
+FAMILY_OF = {op.name: op.family for op in REGISTRY} | {n: f for n, f in (TAIL_FAMILIES | EDGE_FAMILIES).items()
+                                                       if n not in _names}
 
 
 class OpFilterError(ValueError):

@@ -128,7 +128,7 @@ def capability_lines(st: Stats, invalid: set | None = None) -> list[str]:
     """One row per capability: its weight, the cases having it out of all, and (given the seeds
     eager rejected) the eager-valid rate among them."""
     lines = [f"capabilities (weight: reach/arg/setting = chance per case, knob = share of op statements, "
-             f"form = share of its builder's draws, tail = chance per case; cases having it of {st.cases}"
+             f"form = share of its builder's draws, tail/edge = chance per case; cases having it of {st.cases}"
              + ("; eager-valid among them" if invalid is not None else "") + "):"]
     width = max((len(c.name) for c in st.capabilities), default=0)
     for c in st.capabilities:

@@ -30,3 +30,9 @@ def test_forced_tail_forms_generate():
     _secs, errors = generate_many.run(1000, first=6000,
                                       force=("out_topk_max_norm", "widen_view_out", "nested_region"))
     assert errors == []
+
+
+def test_forced_edges_generate():
+    _secs, errors = generate_many.run(1000, first=7000,
+                                      force=("reduce_tail_remainder", "edge_dims", "alias_base_write_offset_view"))
+    assert errors == []

@@ -11,6 +11,7 @@ import pytest
 from fuzzcomp.generators import GenConfig, emit, generate
 from fuzzcomp.generators import reach, tail_forms
 from fuzzcomp.generators.capabilities import has, table
+from fuzzcomp.generators.edges import EDGE_CAPABILITIES
 from fuzzcomp.generators.features import features
 from fuzzcomp.generators.ir import Assign, CallFn, walk_program
 
@@ -41,8 +42,9 @@ def test_forced_form_is_generated_detected_and_emitted(cap):
 def test_seeds_without_a_tail_form_keep_their_program():
     """The tail forms are the stream's last draws: a seed that builds none of them makes the same
     program, call schedule and compile settings as with every tail weight at zero (no draw)."""
-    # the warm_cache setting is drawn after the tail forms, so it follows their draws: off in both
-    no_cache = (("warm_cache", 0.0),)
+    # the warm_cache setting and the edges are drawn after the tail forms, so they follow their
+    # draws: off in both
+    no_cache = (("warm_cache", 0.0),) + tuple((c, 0.0) for c in EDGE_CAPABILITIES)
     off = GenConfig(reach_weights=tuple((c, 0.0) for c in TAIL) + no_cache)
     same = changed = 0
     for seed in range(300):

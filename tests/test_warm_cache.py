@@ -19,6 +19,7 @@ import torch
 
 from fuzzcomp.generators import GenConfig, from_jsonable, generate, to_jsonable
 from fuzzcomp.generators.capabilities import has, table
+from fuzzcomp.generators.edges import EDGE_CAPABILITIES
 from fuzzcomp.generators.features import features
 from fuzzcomp.oracles import Verdict
 from fuzzcomp.oracles.observation import CallRecord
@@ -29,10 +30,12 @@ WARM = GenConfig(force=("warm_cache",))
 
 
 def test_setting_is_drawn_last_and_keeps_every_program():
-    off = GenConfig(reach_weights=(("warm_cache", 0.0),))
+    # the edges (generators.edges) are drawn after it, so they follow its draw: off in both
+    no_edges = tuple((c, 0.0) for c in EDGE_CAPABILITIES)
+    off = GenConfig(reach_weights=(("warm_cache", 0.0),) + no_edges)
     warm = 0
     for seed in range(150):
-        case, plain = generate(seed), generate(seed, off)
+        case, plain = generate(seed, GenConfig(reach_weights=no_edges)), generate(seed, off)
         warm += case.compile.cache == "warm"
         assert plain.compile.cache == ""
         assert case.with_compile(cache="") == plain, seed

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from fuzzcomp.findings.known import default_registry
 from fuzzcomp.findings.store import case_from_json, write_json
+from fuzzcomp.generators.edges import EDGE_CAPABILITIES
 from fuzzcomp.generators.features import features
 from fuzzcomp.generators.ir import op_names
 from fuzzcomp.generators.reach import ARG_CAPABILITIES, CAPABILITIES, TAIL_CAPABILITIES, reach_features, weights_of
@@ -55,6 +56,7 @@ _CAP_OF = {  # reach feature -> the capability that draws it
     "global_rebound": "gstate", "scalar_": "scalars", "dd_": "scalars", "capture_": "scalars",
     **{name: name for name in ARG_CAPABILITIES},  # argument capabilities: the feature is their name
     **{name: name for name in TAIL_CAPABILITIES},  # and the tail forms' too
+    **{name: name for name in EDGE_CAPABILITIES},  # and the edges'
 }
 _KIND_OF = {  # structural feature -> the structure kind that builds it
     "if_size": "if_size", "if_data_any": "if_data", "if_data_item": "if_data", "if_scalar": "if_scalar",
@@ -93,7 +95,8 @@ def trigger_of_case(case) -> Trigger:
     """The trigger of one (minimised) program, read from its IR."""
     ops = frozenset(op_names(case.program)) & _OP_SET - PLUMBING
     feats = features(case)
-    caps = {cap for f in reach_features(case) | (feats & set(TAIL_CAPABILITIES)) for key, cap in _CAP_OF.items()
+    caps = {cap for f in reach_features(case) | (feats & set(TAIL_CAPABILITIES) | feats & set(EDGE_CAPABILITIES))
+            for key, cap in _CAP_OF.items()
             if f == key or (key.endswith("_") and f.startswith(key))}
     kinds = {_KIND_OF[f] for f in feats if f in _KIND_OF}
     return Trigger(ops, frozenset(caps), frozenset(kinds))
@@ -187,7 +190,8 @@ class Novelty:
         f = self.factors()
         base_caps = weights_of(self.base.reach_weights)
         caps = tuple((n, base_caps[n] * f["caps"].get(n, 1.0)) for n in (*CAPABILITIES, *ARG_CAPABILITIES,
-                                                                                   *TAIL_CAPABILITIES)
+                                                                                   *TAIL_CAPABILITIES,
+                                                                                   *EDGE_CAPABILITIES)
                      if n in f["caps"])
         kept = tuple((n, w) for n, w in self.base.reach_weights if n not in f["caps"])
         scale = dict(self.base.op_scale)

@@ -12,6 +12,7 @@ from fuzzcomp.planted.faults import (
 from fuzzcomp.planted.arguments import (
     guarded_scale_bug, half_divisor_bug, index_reduce_long_bug, inf_divisor_bug, item_output_bug,
     matmul_column_bug, softmax_special_bug,)
+from fuzzcomp.planted.edges import alias_offset_view_bug, edge_dims_bug, tail_remainder_bug
 from fuzzcomp.planted.tail import nested_region_bug, out_topk_max_norm_bug, widen_view_out_bug
 from fuzzcomp.planted.recompiles import always_recompile_bug, inference_recompile_bug, inplace_recompile_bug
 from fuzzcomp.planted.saved import saved_alias_bug
@@ -31,4 +32,5 @@ __all__ = [
     "nested_region_bug", "out_topk_max_norm_bug", "widen_view_out_bug",
     "always_recompile_bug", "inference_recompile_bug", "inplace_recompile_bug", "stale_cache_bug",
     "autocast_off_bug", "rebased_view_grad_bug",
+    "tail_remainder_bug", "edge_dims_bug", "alias_offset_view_bug",
 ]

@@ -19,6 +19,7 @@ import torch
 from fuzzcomp.run.execute import configure_torch, input_specs
 from fuzzcomp.judge.check import check
 from fuzzcomp.generators import emit, from_jsonable, generate
+from fuzzcomp.findings.known import input_markers
 from fuzzcomp.generators.features import features
 
 configure_torch()
@@ -127,6 +128,26 @@ def _writes_transposed_alias_pair(case) -> bool:
     pairs = {n for i in case.program.inputs if i.kind == "alias" and i.view == "transposed"
              for n in (i.name, i.alias_of)}
     return any(isinstance(s, Mutate) and s.target in pairs for s in walk(case.program.body))
+
+
+def _remat_reads_mutated_input() -> bool:
+    """AOTAutograd's partitioner recomputes in backward a value read before an in-place write to
+    a graph input, after the write: ``v = x**2; x.add_(v)``, then a product of ``v`` with an input
+    that requires grad: that input's gradient is computed from the written ``x`` (4.625 where
+    eager gives 2.5). corpus/known_bugs.json: remat-reads-mutated-input. The size edges
+    (generators/edges.py) reach it when their product reads such a value."""
+    def fn(x, w):
+        v = torch.square(x)
+        x.add_(v)
+        return ((v.unsqueeze(-1) * w).sum(-1),)
+
+    def grad(f):
+        w = torch.linspace(0.5, 1, 3).requires_grad_()
+        f(torch.linspace(-1, 1, 5), w)[0].sum().backward()
+        return w.grad
+    ref = grad(fn)
+    torch._dynamo.reset()
+    return not torch.allclose(grad(torch.compile(fn, backend="aot_eager")), ref)
 
 
 def _nested_region_eager_fake_mode() -> bool:
@@ -336,6 +357,10 @@ KNOWN_REAL = {
         _transposed_alias_write_dynamic,
         lambda v, case: v.symptom in ("mutation", "numeric") and case.compile.dynamic is not False
         and _writes_transposed_alias_pair(case)),
+    "aot-remat-reads-mutated-input": (
+        _remat_reads_mutated_input,
+        lambda v, case: v.symptom == "gradient" and v.oracle == "fp64-rule"
+        and "input:written" in input_markers(case.program)),
     "aot-zero-grad-instead-of-none": (
         _zero_instead_of_none,
         lambda v, case: v.symptom == "gradient" and v.detail.endswith("eager gave None, compiled a tensor")),

@@ -19,6 +19,8 @@ import torch
 from fuzzcomp.run.execute import configure_torch, input_specs
 from fuzzcomp.judge.check import check
 from fuzzcomp.generators import emit, from_jsonable, generate
+from fuzzcomp.findings.known import input_markers
+from fuzzcomp.generators.features import features
 
 configure_torch()
 
@@ -79,6 +81,73 @@ def _output_view_of_saved_intermediate_written() -> bool:
     except RuntimeError:
         return False
     return not torch.allclose(x.grad, ref)
+
+
+def _offset_alias_view_after_base_write() -> bool:
+    """AOTAutograd: two arguments that are views of one storage (``y = x[1:]``), ``x`` written in
+    place, a view of ``y`` returned: the output's view, recorded against ``y``, is regenerated
+    from the synthetic base without ``y``'s offset: wrong values (6 elements: ``[-0, -2, -4]``
+    where eager gives ``[-1, -3, -5]``) or "incorrect out shape after application of ViewMeta
+    sequence" (9 elements); eager runs. corpus/known_bugs.json: inplace-view-op-regenerated-alias.
+    The edge alias_base_write_offset_view (generators/edges.py) draws exactly this shape."""
+    def fn(x, y):
+        x.neg_()
+        return (y[..., ::2],)
+    e = torch.arange(6.0)
+    ref = fn(e, e[1:])[0]
+    torch._dynamo.reset()
+    c = torch.arange(6.0)
+    try:
+        got = torch.compile(fn, backend="aot_eager")(c, c[1:])[0]
+    except Exception as err:  # noqa: BLE001 (an AssertionError, possibly wrapped)
+        return "incorrect out shape after application of ViewMeta" in str(err)
+    return not torch.equal(got, ref)
+
+
+def _transposed_alias_write_dynamic() -> bool:
+    """AOTAutograd with dynamic shapes: a rank-4 input ``x`` and its transposed alias
+    ``x.transpose(-1, -2)`` as two arguments, ``x`` written in place: the write lands wrong
+    (48 of 120 elements of ``x`` differ from eager after the call) and so does an output read
+    from the alias; static shapes, and ranks 2 and 3, are right. (Other shapes crash the compile
+    instead: aliased-inputs-symint-untracked.) Met by the alias edge
+    (generators/edges.py, alias_base_write_offset_view); not searched upstream yet."""
+    def fn(x, y):
+        x.neg_()
+        return (y + 1,)
+    e = torch.arange(120.0).reshape(2, 3, 5, 4)
+    ref = fn(e, e.transpose(-1, -2))[0]
+    torch._dynamo.reset()
+    c = torch.arange(120.0).reshape(2, 3, 5, 4)
+    got = torch.compile(fn, backend="aot_eager", dynamic=True)(c, c.transpose(-1, -2))[0]
+    return not torch.equal(c, e) or not torch.equal(got, ref)
+
+
+def _writes_transposed_alias_pair(case) -> bool:
+    """A transposed alias argument of an input, the pair written in place by the program."""
+    from fuzzcomp.generators.ir import Mutate, walk
+    pairs = {n for i in case.program.inputs if i.kind == "alias" and i.view == "transposed"
+             for n in (i.name, i.alias_of)}
+    return any(isinstance(s, Mutate) and s.target in pairs for s in walk(case.program.body))
+
+
+def _remat_reads_mutated_input() -> bool:
+    """AOTAutograd's partitioner recomputes in backward a value read before an in-place write to
+    a graph input, after the write: ``v = x**2; x.add_(v)``, then a product of ``v`` with an input
+    that requires grad: that input's gradient is computed from the written ``x`` (4.625 where
+    eager gives 2.5). corpus/known_bugs.json: remat-reads-mutated-input. The size edges
+    (generators/edges.py) reach it when their product reads such a value."""
+    def fn(x, w):
+        v = torch.square(x)
+        x.add_(v)
+        return ((v.unsqueeze(-1) * w).sum(-1),)
+
+    def grad(f):
+        w = torch.linspace(0.5, 1, 3).requires_grad_()
+        f(torch.linspace(-1, 1, 5), w)[0].sum().backward()
+        return w.grad
+    ref = grad(fn)
+    torch._dynamo.reset()
+    return not torch.allclose(grad(torch.compile(fn, backend="aot_eager")), ref)
 
 
 def _nested_region_eager_fake_mode() -> bool:
@@ -278,6 +347,20 @@ KNOWN_REAL = {
         _nested_region_eager_fake_mode,
         lambda v, case: v.symptom in ("compile-crash", "runtime-crash")
         and "fake_mode should be enabled for HOPs" in v.detail),
+    "aot-offset-alias-view-after-base-write": (
+        _offset_alias_view_after_base_write,
+        lambda v, case: _has_alias_input(case) and (
+            (v.symptom in ("compile-crash", "runtime-crash")
+             and "incorrect out shape after application of ViewMeta" in v.detail)
+            or (v.symptom in ("numeric", "aliasing") and "alias_base_write_offset_view" in features(case)))),
+    "aot-transposed-alias-write-dynamic": (
+        _transposed_alias_write_dynamic,
+        lambda v, case: v.symptom in ("mutation", "numeric") and case.compile.dynamic is not False
+        and _writes_transposed_alias_pair(case)),
+    "aot-remat-reads-mutated-input": (
+        _remat_reads_mutated_input,
+        lambda v, case: v.symptom == "gradient" and v.oracle == "fp64-rule"
+        and "input:written" in input_markers(case.program)),
     "aot-zero-grad-instead-of-none": (
         _zero_instead_of_none,
         lambda v, case: v.symptom == "gradient" and v.detail.endswith("eager gave None, compiled a tensor")),

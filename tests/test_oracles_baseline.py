@@ -110,7 +110,8 @@ def _transposed_alias_write_dynamic() -> bool:
     (48 of 120 elements of ``x`` differ from eager after the call) and so does an output read
     from the alias; static shapes, and ranks 2 and 3, are right. (Other shapes crash the compile
     instead: aliased-inputs-symint-untracked.) Met by the alias edge
-    (generators/edges.py, alias_base_write_offset_view); not searched upstream yet."""
+    (generators/edges.py, alias_base_write_offset_view). corpus/known_bugs.json:
+    aliased-transposed-inputs-dynamic-write (not reported upstream, 3 searches)."""
     def fn(x, y):
         x.neg_()
         return (y + 1,)

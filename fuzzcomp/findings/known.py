@@ -344,6 +344,8 @@ def _at_least(version: str, floor: str) -> bool:
 #: input, directly or through a view of it)
 def input_markers(program) -> set[str]:
     out = {"input:alias"} if any(i.kind == "alias" for i in program.inputs) else set()
+    if any(i.kind == "alias" and i.view.endswith("transposed") for i in program.inputs):
+        out.add("input:alias-transposed")
     tensors = [i for i in program.inputs if i.kind == "tensor"]
     if any(i.layout == "expanded" for i in tensors):
         out.add("input:expanded")

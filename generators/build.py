@@ -24,7 +24,7 @@ from .schedule import SIZES, make_calls, schedule_sizes  # noqa: F401  (SIZES re
 from .scope import LIMIT, Scope, Val, new_counter
 from .structure import StructScope
 
-GENERATOR_VERSION = "0.9"
+GENERATOR_VERSION = "0.10"
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 DTYPE_WEIGHTS = (7, 1.5, 1.5, 1, 1, 1, 1, 1, 1, 0.7)  # narrow ints: separate, bug-rich vector paths

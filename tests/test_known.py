@@ -933,3 +933,15 @@ def test_an_empty_assertion_message_is_claimed_by_ops_not_by_its_bucket():
                                 frozenset({"torch.ones", "region:nested"}), "cuda"))
     assert pool.bug.id == "maxpool2d-backward-unbatched-channels-last" and pool.how == "rule"
     assert region.bug.id == "invoke-subgraph-no-tensor-operand-device" and region.how == "rule"
+
+
+def test_a_zero_sign_bucket_is_not_the_softshrink_nan_bug():
+    """CPU 1507: an "output zero sign" bucket in a program that also held a softshrink was claimed
+    by the softshrink NaN rule; its exclusion signature names nothing, so it does not outrank others."""
+    reg = default_registry("2.13.0+cpu")
+    ops = frozenset({"torch.nn.functional.softshrink", "torch.mul"})
+    m = reg.match(Identity("unseen", "numeric", "inductor", "output zero sign", ops, "cpu"))
+    assert m is None or m.bug.id != "softshrink-nan-compiled-zero"
+    m = reg.match(Identity("unseen", "numeric", "inductor", "output values | culprit op: torch.nn.functional.softshrink",
+                           ops, "cpu"))
+    assert m.bug.id == "softshrink-nan-compiled-zero"

@@ -57,8 +57,10 @@ class Rule:
     label_check: bool = False
 
     def specificity(self) -> int:
-        """How much of a finding the rule names: a signature counts double."""
-        return 2 * bool(self.signature) + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
+        """How much of a finding the rule names: a signature counts double, one that only excludes
+        (``^(?!output zero sign)``) names nothing and counts for none."""
+        names = bool(self.signature) and not self.signature.startswith("^(?!")
+        return 2 * names + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
             + bool(self.stages) + bool(self.symptoms)
 
     def names_any(self, ops) -> bool:

@@ -936,13 +936,14 @@ def test_an_empty_assertion_message_is_claimed_by_ops_not_by_its_bucket():
     assert region.bug.id == "invoke-subgraph-no-tensor-operand-device" and region.how == "rule"
 
 
-def test_a_zero_sign_bucket_is_not_the_softshrink_nan_bug():
-    """CPU 1507: an "output zero sign" bucket in a program that also held a softshrink was claimed
-    by the softshrink NaN rule; its exclusion signature names nothing, so it does not outrank others."""
+def test_softshrink_zero_sign_is_its_lowering_and_an_infinite_divisor_is_not():
+    """CPU 1507: softshrink(x, 0.5) of small negatives is -0.0 in eager, +0.0 from Inductor's lowering
+    (the lowering that turns NaN into 0): a zero-sign bucket of a program with a softshrink is that
+    entry; CPU 1506: a remainder by -inf in a program that also held a softshrink is the remainder's."""
     reg = default_registry("2.13.0+cpu")
     ops = frozenset({"torch.nn.functional.softshrink", "torch.mul"})
     m = reg.match(Identity("unseen", "numeric", "inductor", "output zero sign", ops, "cpu"))
-    assert m is None or m.bug.id != "softshrink-nan-compiled-zero"
-    m = reg.match(Identity("unseen", "numeric", "inductor", "output values | culprit op: torch.nn.functional.softshrink",
-                           ops, "cpu"))
     assert m.bug.id == "softshrink-nan-compiled-zero"
+    ops = frozenset({"torch.nn.functional.softshrink", "sarg:inf_remainder"})
+    m = reg.match(Identity("unseen", "numeric", "inductor", "output non-finite | culprit op: inf_remainder", ops, "cpu"))
+    assert m.bug.id == "cpu-vectorized-remainder-inf-divisor"

@@ -348,6 +348,8 @@ def input_markers(program) -> set[str]:
     out = {"input:alias"} if any(i.kind == "alias" for i in program.inputs) else set()
     if any(i.kind == "alias" and i.view.endswith("transposed") for i in program.inputs):
         out.add("input:alias-transposed")
+    if any(i.kind == "alias" and i.view.endswith("offset") for i in program.inputs):
+        out.add("input:alias-offset")
     tensors = [i for i in program.inputs if i.kind == "tensor"]
     if any(i.layout == "expanded" for i in tensors):
         out.add("input:expanded")

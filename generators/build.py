@@ -204,7 +204,7 @@ def _edges(ch: ChoiceStream, scope: Scope, program: Program, calls, cfg: GenConf
     """The edge capabilities (``edges.EDGE_CAPABILITIES``): drawn after everything else, so a seed
     that draws none keeps its case. They add inputs, a symbol and calls, so they come after the
     schedule; an op filter keeps them out, like the tail forms."""
-    caps = edges.plan(ch, reach.weights_of(cfg.reach_weights), cfg.force)
+    caps = reach.plan_tail(ch, reach.weights_of(cfg.reach_weights), cfg.force, names=tuple(edges.EDGE_CAPABILITIES))
     if not caps or cfg.ops or cfg.families or cfg.exclude:
         return program, calls
     return edges.apply(ch, scope, program, calls, caps)

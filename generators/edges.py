@@ -1,8 +1,8 @@
 """Compiler edges drawn on purpose: vector-width remainders, size-0 and size-1 dims, alias offsets.
 
 Contract: ``EDGE_CAPABILITIES`` maps each edge capability to its default weight (the chance one
-case gets it); ``plan(ch, weights, force)`` draws the set one case gets (a forced one spends no
-draw). ``BUILDERS`` maps each to ``(ch, scope, program, calls) -> (program, calls)``, which
+case gets it; ``build.py`` draws the set one case gets with ``reach.plan_tail``, as for the tail
+forms). ``BUILDERS`` maps each to ``(ch, scope, program, calls) -> (program, calls)``, which
 returns both unchanged when the form cannot apply. ``build.py`` runs them after everything else,
 so they are the stream's very last draws and a seed that draws none keeps its program, schedule
 and compile settings byte for byte. ``edge_features(case)`` reads each capability from the IR and
@@ -146,15 +146,6 @@ _LINEAR_MEAN = "torch.nn.functional.linear({0}.mean(-1"
 _ALSO_REDUCE = ("torch.softmax",)
 #: the alias views an input may take that share its base's storage at an offset or with strides
 OFFSET_VIEWS = ("offset", "transposed")
-
-
-def plan(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[str, ...]:
-    """The edge capabilities one case gets; a forced one spends no draw."""
-    out = []
-    for name in EDGE_CAPABILITIES:
-        if weights.get(name, 0.0) > 0 and (name in force or ch.boolean(weights[name])):
-            out.append(name)
-    return tuple(out)
 
 
 # ---- helpers ---------------------------------------------------------------------------------

@@ -90,11 +90,12 @@ def plan_cache(ch: ChoiceStream, weights: dict[str, float], force=()) -> str:
     return "warm" if w > 0 and ch.boolean(w) else ""
 
 
-def plan_tail(ch: ChoiceStream, weights: dict[str, float], force=()) -> tuple[str, ...]:
-    """The tail forms one case gets (``TAIL_CAPABILITIES``), like ``plan_args``; one whose
-    weight is 0 (``nested_region`` where this torch lacks the decorator) spends no draw."""
+def plan_tail(ch: ChoiceStream, weights: dict[str, float], force=(), names=tuple(TAIL_CAPABILITIES)) -> tuple[str, ...]:
+    """The tail forms one case gets (``TAIL_CAPABILITIES``, or the given ``names``: the edges
+    use it too), like ``plan_args``; one whose weight is 0 (``nested_region`` where this torch
+    lacks the decorator) spends no draw, even when forced."""
     out = []
-    for name in TAIL_CAPABILITIES:
+    for name in names:
         if weights.get(name, 0.0) > 0 and (name in force or ch.boolean(weights[name])):
             out.append(name)
     return tuple(out)

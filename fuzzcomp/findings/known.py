@@ -29,7 +29,7 @@ from pathlib import Path
 
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected
 from fuzzcomp.findings.store import write_atomic
-from fuzzcomp.findings.triage import BucketKey, op_set
+from fuzzcomp.findings.triage import BucketKey, culprit_named, op_set
 from fuzzcomp.run.fix_probes import NAMES as FIX_PROBES, could_close
 
 REGISTRY_NAME = "known_bugs.json"
@@ -57,10 +57,8 @@ class Rule:
     label_check: bool = False
 
     def specificity(self) -> int:
-        """How much of a finding the rule names: a signature counts double, one that only excludes
-        (``^(?!output zero sign)``) names nothing and counts for none."""
-        names = bool(self.signature) and not self.signature.startswith("^(?!")
-        return 2 * names + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
+        """How much of a finding the rule names: a signature counts double."""
+        return 2 * bool(self.signature) + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
             + bool(self.stages) + bool(self.symptoms)
 
     def names_any(self, ops) -> bool:
@@ -84,10 +82,9 @@ class Rule:
 def _culprit_ops(ident: "Identity") -> set[str]:
     """The op the bucket's culprit search named (``culprit op: X`` in its signature), with the
     program's ops that carry it under a prefix (``sarg:inf_remainder`` for ``inf_remainder``)."""
-    m = re.search(r"culprit op: (\S+)", ident.signature)
-    if not m:
+    name = culprit_named(ident.signature)
+    if name is None:
         return set()
-    name = m.group(1)
     return {name} | {op for op in ident.ops if op.endswith(":" + name)}
 
 

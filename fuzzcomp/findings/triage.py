@@ -40,6 +40,12 @@ class BucketKey:
         return cls(d["symptom"], d["stage"], d["signature"])
 
 
+def culprit_named(signature: str) -> str | None:
+    """The op a value bucket's signature names (``... | culprit op: NAME``), None without one."""
+    m = re.search(r"culprit op: ([^|;]+)", signature)
+    return m.group(1).strip() if m else None
+
+
 _GLOBALS = re.compile(r"eager='([^']*)' compiled='([^']*)'")
 
 

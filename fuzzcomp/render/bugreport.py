@@ -34,7 +34,7 @@ from urllib.parse import quote_plus
 
 from fuzzcomp.render.repro import _oracle_settings, clip, headline, versions
 from fuzzcomp.base import symptoms
-from fuzzcomp.findings.triage import BucketKey
+from fuzzcomp.findings.triage import BucketKey, culprit_named
 
 def _dist(name: str) -> str | None:
     try:
@@ -154,11 +154,6 @@ def _label(detail: str) -> str:
     return head.split(":", 1)[0].strip() if ":" in head else ""
 
 
-def _culprit(key: BucketKey) -> str | None:
-    m = re.search(r"culprit op: ([^|;]+)", key.signature)
-    return m.group(1).strip() if m else None
-
-
 def report_title(case: Case, key: BucketKey, detail: str) -> str:
     """One line that says the bug: what differs (or what was raised), from which op, under which setting."""
     spec = case.compile
@@ -169,7 +164,7 @@ def report_title(case: Case, key: BucketKey, detail: str) -> str:
     row = symptoms.state_row(key.symptom, _label(detail), key.signature)
     what = row[2] if row else symptoms.title_phrase(key.symptom)
     sym = symptoms.SYMPTOMS.get(key.symptom)
-    label, op = _label(detail), _culprit(key)
+    label, op = _label(detail), culprit_named(key.signature)
     if row and key.signature.startswith("torch globals: "):
         tail = f" ({key.signature.split(': ', 1)[1]})"
     elif sym is not None and sym.identity == "culprit":
@@ -200,7 +195,7 @@ def _repro_status(info: dict) -> str:
 def _next_step(case: Case, key: BucketKey, detail: str) -> str:
     row = symptoms.state_row(key.symptom, _label(detail), key.signature)
     what = row[2] if row else symptoms.title_phrase(key.symptom)
-    words = " ".join(w for w in (_culprit(key), "torch.compile", what) if w)
+    words = " ".join(w for w in (culprit_named(key.signature), "torch.compile", what) if w)
     search = "https://github.com/pytorch/pytorch/issues?q=" + quote_plus(f"is:issue {words}")
     return f"file it upstream (search first: {search})"
 

@@ -34,6 +34,14 @@ def _config(force) -> GenConfig:
     return GenConfig(force=tuple(force), reach_weights=(("gstate", 0.0),))
 
 
+def _forced_having(cap: str, seeds: int = 60):
+    """(seed, case) of the first seeds' cases with ``cap`` forced that have it."""
+    for seed in range(seeds):
+        case = generate(seed, _config((cap,)))
+        if cap in features(case):
+            yield seed, case
+
+
 def _planted(case, backend):
     return check(case.with_compile(backend=f"fuzzcomp.planted:{backend}"))[1]
 
@@ -49,10 +57,7 @@ def test_planted_fault_found_and_correct_backend_silent(cap, backend):
     found, silent, tried = [], [], 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(60):
-            case = generate(seed, _config((cap,)))
-            if cap not in features(case):
-                continue
+        for seed, case in _forced_having(cap):
             tried += 1
             if _planted(case, backend):
                 found.append(seed)
@@ -140,10 +145,7 @@ def test_fault_silent_one_step_short_of_its_edge(cap, backend):
     checked = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(60):
-            case = generate(seed, _config((cap,)))
-            if cap not in features(case):
-                continue
+        for seed, case in _forced_having(cap):
             near = _near_miss(cap, case)
             if near is None or cap in features(near):
                 continue

@@ -103,6 +103,12 @@ def error_signature(type_name: str, message: str) -> str:
     text = parts[0]
     if re.search(r"\bat \d+:\d+:$", text) and len(parts) > 1:  # Triton compile error: add its cause
         text = f"{text} {parts[1]}"
+    elif re.search(r"Error:\s*$", text):
+        # an empty message says nothing of the bug: a lowering's target does (CPU 1506: one
+        # bucket held the empty assertions of max_pool2d's backward and of invoke_subgraph)
+        target = next((p.strip() for p in parts[1:] if p.strip().startswith("target:")), None)
+        if target:
+            text = f"{text.rstrip()} {target}"
     return f"{type_name}: {normalise_message(text)[:120]}"
 
 

@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 from fuzzcomp.findings.known import (Identity, RegistryError, default_registry, identity, label, link_bucket,
-                                     load_registry)
+                                     load_registry, settled)
 from fuzzcomp.findings.triage import BucketKey
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -318,7 +318,7 @@ H200_1308_EXPECTED = {
 
 
 def test_every_bucket_of_a_third_real_campaign_gets_the_entry_a_maintainer_gave_it():
-    from fuzzcomp.findings.known import settled
+
     rows = json.loads((REPO / "tests" / "data" / "h200_campaign_1308_buckets.json").read_text())["buckets"]
     reg = default_registry("2.11.0+cu130")
     got, match = {}, {}
@@ -380,7 +380,7 @@ H200_1309_EXPECTED = {
 
 
 def test_every_bucket_of_a_fourth_real_campaign_gets_the_entry_a_maintainer_gave_it():
-    from fuzzcomp.findings.known import settled
+
     rows = json.loads((REPO / "tests" / "data" / "h200_campaign_1309_buckets.json").read_text())["buckets"]
     reg = default_registry("2.11.0+cu130")
     got, match = {}, {}
@@ -908,7 +908,7 @@ def test_a_changed_torch_global_is_settled_by_its_signature():
     """A rule with a signature and no ops names the cause alone ("torch globals: default_dtype"
     comes only from the program changing it): a label check could only fall back to a 20-second
     minimisation (H200 seed 1502 spent 20.3 s of its 27.1 known seconds on one)."""
-    from fuzzcomp.findings.known import settled
+
     reg = default_registry("2.11.0+cu130")
     m = reg.match(Identity("mutation-decomposition-unseen", "mutation", "decomposition",
                            "torch globals: default_dtype", frozenset({"torch.tanh"}), "cuda"))
@@ -957,6 +957,15 @@ def test_an_empty_assertion_message_is_claimed_by_ops_not_by_its_bucket():
                                 frozenset({"torch.ones", "region:nested"}), "cuda"))
     assert pool.bug.id == "maxpool2d-backward-unbatched-channels-last" and pool.how == "rule"
     assert region.bug.id == "invoke-subgraph-no-tensor-operand-device" and region.how == "rule"
+    assert not settled(pool) and not settled(region)  # such an old signature gets a label check
+    # the signature now carries the lowering's target: two buckets, each settled by its message
+    for target, entry in (("aten.max_poolNd_with_indices_backward.default", "maxpool2d-backward-unbatched-channels-last"),
+                          ("invoke_subgraph", "invoke-subgraph-no-tensor-operand-device")):
+        m = reg.match(Identity("unseen", "compile-crash", "inductor", sig + "target: " + target,
+                               frozenset({"torch.nn.functional.max_pool2d", "region:nested"}), "cuda"))
+        assert m.bug.id == entry and settled(m)
+    assert reg.match(Identity("unseen", "compile-crash", "inductor", sig + "target: aten.sort.default",
+                              frozenset({"torch.nn.functional.max_pool2d", "region:nested"}), "cuda")) is None
 
 
 def test_softshrink_zero_sign_is_its_lowering_and_an_infinite_divisor_is_not():
@@ -970,3 +979,24 @@ def test_softshrink_zero_sign_is_its_lowering_and_an_infinite_divisor_is_not():
     ops = frozenset({"torch.nn.functional.softshrink", "sarg:inf_remainder"})
     m = reg.match(Identity("unseen", "numeric", "inductor", "output non-finite | culprit op: inf_remainder", ops, "cpu"))
     assert m.bug.id == "cpu-vectorized-remainder-inf-divisor"
+
+
+def test_a_pinned_rule_settles_its_claim_unless_another_entry_contests_it(tmp_path):
+    """A rule naming a stage, a symptom and an op settles its claim with no probe; a looser rule,
+    one asking for a label check, or a claim another entry's rule also holds gets the check (every
+    wrong label of CPU 1506 and 1507 came from a rule without a stage or a contested claim)."""
+    pinned = {"id": "pinned", "title": "t", "match": {"symptoms": ["numeric"], "stages": ["inductor"],
+                                                   "device": "cpu", "ops_any": ["*expm1*"]}}
+    loose = {"id": "loose", "title": "t", "match": {"symptoms": ["numeric"], "ops_any": ["*atan2*"]}}
+    asks = {"id": "asks", "title": "t", "match": {"symptoms": ["numeric"], "stages": ["inductor"],
+                                               "ops_any": ["*sinh*"], "label_check": True}}
+    reg = load_registry(_write(tmp_path, [pinned, loose, asks]), "2.13.0+cpu")
+    f = dict(symptom="numeric", stage="inductor", signature="output values", device="cpu")
+    alone = reg.match(_ident(ops=frozenset({"torch.expm1", "torch.sin"}), **f))
+    assert alone.bug.id == "pinned" and not alone.contested and settled(alone)
+    both = reg.match(_ident(ops=frozenset({"torch.expm1", "torch.atan2"}), **f))
+    assert both.bug.id == "pinned" and both.contested and not settled(both)
+    assert not settled(reg.match(_ident(ops=frozenset({"torch.atan2"}), **f)))
+    assert not settled(reg.match(_ident(ops=frozenset({"torch.sinh"}), **f)))
+    # the same finding seen at another stage is not the pinned rule's at all
+    assert reg.match(_ident(ops=frozenset({"torch.expm1"}), **dict(f, stage="autograd"))) is None

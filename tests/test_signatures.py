@@ -105,3 +105,25 @@ def test_version_counter_failure_is_one_bucket_whichever_op_made_the_tensor():
                         "torch::autograd::CopyBackwards, is at version 2; expected version 1 instead.")
     c = error_signature("RuntimeError", "element 0 of tensors does not require grad and does not have a grad_fn")
     assert a == b == d != c
+
+
+class LoweringException(Exception):
+    pass
+
+
+def _lowering(target: str, arg: str) -> Exception:
+    return LoweringException(f"AssertionError: \n  target: {target}\n  args[0]: {arg}")
+
+
+def test_an_empty_lowering_assertion_is_told_apart_by_its_target():
+    """CPU 1506: max_pool2d's backward and a nested region raised the same empty lowering
+    assertion and shared a bucket; the target names the lowering that failed."""
+    pool = [error_signature("InductorError", "LoweringException: " + _msg(_lowering(
+        "aten.max_pool2d_with_indices_backward.default", f"TensorBox(StorageBox(buf{i}))"))) for i in (1, 7)]
+    region = error_signature("InductorError", "LoweringException: " + _msg(_lowering(
+        "invoke_subgraph", "Subgraph(name='repeated_subgraph0', graph=<obj at 0x7f8fbcf4c950>)")))
+    assert pool[0] == pool[1] and pool[0] != region
+    assert region == "InductorError: LoweringException: AssertionError: target: invoke_subgraph"
+    # a message that says something keeps its own words, not the target
+    said = error_signature("InductorError", "LoweringException: AssertionError: device is None | target: x")
+    assert said == "InductorError: LoweringException: AssertionError: device is None"

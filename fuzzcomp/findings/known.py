@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected
@@ -60,6 +60,14 @@ class Rule:
         """How much of a finding the rule names: a signature counts double."""
         return 2 * bool(self.signature) + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
             + bool(self.stages) + bool(self.symptoms)
+
+    def pinned(self) -> bool:
+        """The rule names where the bug lives (a stage), what it looks like (a symptom) and what
+        the program must hold (an op or input marker), and asks for no label check. On its own
+        (no other entry's rule holds) such a claim is settled without a probe: every wrong label
+        of the judged campaigns came from a rule missing one of these or from a contested claim,
+        while the knock-outs of the others (11 in CPU 1506 and 1507) never refuted one."""
+        return bool(self.symptoms and self.stages and (self.ops_all or self.ops_any) and not self.label_check)
 
     def names_any(self, ops) -> bool:
         """One of the rule's op globs matches one of ``ops``."""
@@ -146,6 +154,7 @@ class Match:
     how: str                               # "bucket" (seen under this identity), "rule" or "fix probe"
     regression: bool = False               # the running torch has its fix: a rediscovery is news
     rule: "Rule | None" = None             # the rule that held (an entry may have several)
+    contested: bool = False                # another live entry's rule holds too: a check decides
 
 
 def _strs(value, where: str) -> tuple[str, ...]:
@@ -274,7 +283,8 @@ class Registry:
         hits += sorted(ruled, key=lambda m: (-m.rule.specificity(), -m.rule.names_any(culprit)))
         live = [m for m in hits if self.applies(m.bug)]
         if live:
-            return live[0]
+            rivals = {m.bug.id for m in live if m.how == "rule"} - {live[0].bug.id}
+            return replace(live[0], contested=bool(rivals)) if live[0].how == "rule" else live[0]
         return Match(hits[0].bug, hits[0].how, regression=True, rule=hits[0].rule) if hits else None
 
     def fix_candidates(self, stage: str) -> list[KnownBug]:
@@ -291,10 +301,13 @@ class Registry:
 def settled(match: Match) -> bool:
     """The identity is certain before minimisation: the bucket was seen before, or a rule on a
     raised exception's message claimed it, or a rule whose signature alone names the cause (no
-    ops: a changed torch global); a silent finding's unminimised ops prove little."""
+    ops: a changed torch global), or a pinned rule (``Rule.pinned``) no other entry's rule
+    contests; a silent finding's unminimised ops prove little under a looser rule."""
     from fuzzcomp.base.symptoms import VALUE
     rule = match.rule or match.bug.rule
     if match.how == "bucket" or rule is None:
+        return True
+    if rule.pinned() and not match.contested:
         return True
     if rule.label_check or rule.signature is None:
         return False

@@ -455,6 +455,59 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
         assert info["known"]["id"] == "cos-numeric" and checks == []
 
 
+@pytest.mark.parametrize("rival_needed", [False, True])
+def test_a_contested_claim_also_knocks_out_its_rival(tmp_path, monkeypatch, rival_needed):
+    """Two entries' rules hold (CPU 1506: a remainder by -inf in a program with a softshrink): the
+    claim's knock-out losing the bug is not enough, since the rival's may lose it too. The
+    rival's needs are knocked out as well: the bug kept without them, the claim stands with no
+    minimisation; lost without them too, the knock-outs cannot tell and the minimising label
+    check decides."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.campaign import pipeline
+    from fuzzcomp.findings.known import forget_cache
+    from fuzzcomp.findings.triage import bucket_of
+    from fuzzcomp.reduce.minimise import ReduceStats
+    corpus = tmp_path / "reg"
+    corpus.mkdir()
+    bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+             "match": {"symptoms": ["numeric"], "signature": "values", "ops_any": ["torch.cos"]}},
+            {"id": "topk-numeric", "title": "topk differs", "issue": "https://x/5", "state": "open",
+             "match": {"symptoms": ["numeric"], "ops_any": ["torch.topk"]}}]
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": bugs}))
+    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
+    forget_cache()
+    case = generate(3)  # torch.cos inside a branch, a torch.topk in the main body
+    verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
+    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(case, [verdict], 0)
+    fid = c.queue[0][-1]
+    probed, budgets = [], []
+
+    def ops(cand):
+        return {s.op for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate))}
+
+    def fake_probe(worker, cand, *a, **k):
+        probed.append(cand)
+        keeps = "torch.cos" in ops(cand) and not ("torch.topk" not in ops(cand) and rival_needed)
+        return (True, {bucket_of(verdict)}, [verdict]) if keeps else (True, set(), [])
+
+    def fake_minimise(case_, pred, budget_s, **kw):
+        budgets.append(budget_s)
+        return case_, ReduceStats(probes=1)
+    monkeypatch.setattr(pipeline, "probe_keys", fake_probe)
+    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
+    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
+    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: {"confirmed": True})
+    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
+    assert [("torch.cos" in ops(p), "torch.topk" in ops(p)) for p in probed[:2]] == [(False, True), (True, False)]
+    assert info["label_check"]["probes"] == 2 and info["known"]["id"] == "cos-numeric"
+    if rival_needed:
+        assert info["label_check"]["says"] == "cannot tell" and budgets == [pipeline.KNOWN_CHECK_S]
+    else:
+        assert info["label_check"]["says"] == "known" and budgets == []
+
+
 @pytest.mark.parametrize("campaign_left_s", [None, 30.0, 1000.0])
 def test_every_reduction_probe_ends_by_the_minimisation_budget(tmp_path, monkeypatch, campaign_left_s):
     """The budget was checked only between probes: a slow compile started near its end ran a 120 s

@@ -8,12 +8,13 @@ process to confirm the bug reproduces outside the campaign. It returns a small
 dict that the campaign logs and the summary shows. Triage against what is
 already known (``fuzzcomp.findings.known``): a finding the registry claims
 carries its entry as ``known`` in status.json. A known bug costs nothing after
-its first sight: one claimed by a settled identity (its bucket seen before, or
-a rule on a raised exception's message) is neither minimised nor re-checked;
-one claimed by a rule on a silent symptom gets a label check once per campaign: first by
-knock-out (``knockout_check``: the program without each need of the rule, one probe each; the
-bug gone every time, it is the entry's bug; still there, it is new and minimised and confirmed
-like any new bug), and where the knock-out cannot tell, by a minimisation of at most
+its first sight: one claimed by a settled identity (its bucket seen before, a rule on a
+raised exception's message, or a pinned rule no other entry contests: ``known.settled``) is
+neither minimised nor re-checked; any other claim on a silent symptom gets a label check once
+per campaign: first by knock-out (``knockout_check``: the program without each need of the rule,
+one probe each; the bug gone every time, and kept without some need of each rival entry, it is
+the entry's bug; still there, it is new and minimised and confirmed like any new bug), and
+where the knock-out cannot tell, by a minimisation of at most
 ``KNOWN_CHECK_S`` whose program's ops re-ask the registry. Still known, it is not re-checked.
 """
 from __future__ import annotations
@@ -41,7 +42,7 @@ from fuzzcomp.render.repro import render_repro
 from fuzzcomp.render.shortrepro import HANG_S, is_short
 from fuzzcomp.findings.store import case_to_json, Store, write_atomic, write_json
 from fuzzcomp.base.repro_runner import last_line, run_repro_file
-from fuzzcomp.findings.known import Match, claim, default_registry, label, settled
+from fuzzcomp.findings.known import Match, claim, default_registry, identity, label, settled
 from fuzzcomp.findings.triage import bucket_of, BucketKey, dedup_key
 from fuzzcomp.workers.worker import Worker
 
@@ -358,10 +359,12 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
     """A label check by necessity (``fuzzcomp.reduce.knockout``): the finding's program without
     each need of the claiming rule, one probe per need. ("known", n): every knock-out runs clean
     of the bucket; ("new", n): one still shows it, so the rule does not explain it; (None, n):
-    cannot tell (no need to knock out, a knock-out eager rejects, one that fails otherwise, or
-    one whose surviving bucket another entry claims), and the minimising label check decides."""
+    cannot tell (no need to knock out, a knock-out eager rejects, one that fails otherwise, one
+    whose surviving bucket another entry claims, or a contested claim whose rival entry's needs
+    are all necessary too), and the minimising label check decides."""
     rule = known.rule or known.bug.rule
-    cands = knockouts(case, needs_of(rule.ops_all, rule.ops_any)) if rule is not None else None
+    needs = needs_of(rule.ops_all, rule.ops_any) if rule is not None else []
+    cands = knockouts(case, needs) if rule is not None else None
     if not cands:
         return None, 0
     n = 0
@@ -378,7 +381,35 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
             if other is not None and other.bug.id != known.bug.id:
                 return None, n
             return "new", n
+    for rival_id in known.rivals:
+        # a contested claim: a rival entry's needs must not all be necessary too (CPU 1506: a
+        # remainder by -inf read a softshrink's output, and knocking out the softshrink lost the
+        # bug as well, so the softshrink entry passed its knock-out and took the label)
+        kept, m = _rival_dispensable(worker, case, key, rival_id, needs, timeout_s, phase_limits, deadline)
+        n += m
+        if not kept:
+            return None, n
     return "known", n
+
+
+def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str, needs, timeout_s: float,
+                       phase_limits, deadline) -> tuple[bool, int]:
+    """(True, probes) when the program without some need of the rival entry's holding rule still
+    shows the bucket: the rival's bug is not what shows. False: it cannot be told apart."""
+    reg = default_registry()
+    rival = reg.get(rival_id)
+    ident = identity(key, case.program, case.compile.device)
+    rule = next((r for r in rival.rules if r.holds(ident)), None) if rival is not None else None
+    theirs = needs_of(rule.ops_all, rule.ops_any) if rule is not None else []
+    if not theirs or set(theirs) <= set(needs):
+        return False, 0  # it names nothing the claim does not: no probe can tell them apart
+    n = 0
+    for cand in knockouts(case, [need for need in theirs if need not in needs]) or []:
+        n += 1
+        valid, keys, _ = probe_keys(worker, cand, timeout_s, phase_limits, deadline)
+        if valid and key in keys:
+            return True, n
+    return False, n
 
 
 def fix_probe_check(worker: Worker, case: Case, key: BucketKey, timeout_s: float,

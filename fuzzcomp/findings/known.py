@@ -154,7 +154,12 @@ class Match:
     how: str                               # "bucket" (seen under this identity), "rule" or "fix probe"
     regression: bool = False               # the running torch has its fix: a rediscovery is news
     rule: "Rule | None" = None             # the rule that held (an entry may have several)
-    contested: bool = False                # another live entry's rule holds too: a check decides
+    rivals: tuple = ()                     # the other live entries whose rules hold too
+
+    @property
+    def contested(self) -> bool:
+        """Another entry's rule holds too: a label check decides between them."""
+        return bool(self.rivals)
 
 
 def _strs(value, where: str) -> tuple[str, ...]:
@@ -283,8 +288,8 @@ class Registry:
         hits += sorted(ruled, key=lambda m: (-m.rule.specificity(), -m.rule.names_any(culprit)))
         live = [m for m in hits if self.applies(m.bug)]
         if live:
-            rivals = {m.bug.id for m in live if m.how == "rule"} - {live[0].bug.id}
-            return replace(live[0], contested=bool(rivals)) if live[0].how == "rule" else live[0]
+            rivals = tuple(dict.fromkeys(m.bug.id for m in live if m.how == "rule" and m.bug.id != live[0].bug.id))
+            return replace(live[0], rivals=rivals) if live[0].how == "rule" else live[0]
         return Match(hits[0].bug, hits[0].how, regression=True, rule=hits[0].rule) if hits else None
 
     def fix_candidates(self, stage: str) -> list[KnownBug]:

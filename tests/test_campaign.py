@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from fuzzcomp.campaign import loop as campaign_mod
 from fuzzcomp.campaign import minimiser_pool as pool_mod
 from fuzzcomp.campaign.cases import case_features
 from fuzzcomp.campaign.loop import Campaign
@@ -284,16 +283,51 @@ def test_minimisation_runs_while_generation_goes_on(tmp_path):
     assert sorted(e["index"] for e in ev if e["event"] == "case") == list(range(24))
 
 
-def _registry_claiming(tmp_path, monkeypatch, slug, repro=None):
+def _registry(tmp_path, monkeypatch, bugs):
+    """A registry of ``bugs`` that the campaign's matching reads instead of the shipped one."""
     from fuzzcomp.findings.known import forget_cache
     corpus = tmp_path / "reg"
     corpus.mkdir()
-    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
-        {"id": "known-one", "title": "a known bug", "issue": "https://x/1", "state": "open",
-         "buckets": [slug], "repro": repro}]}))
+    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": bugs}))
     monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
     forget_cache()
     return corpus
+
+
+def _registry_claiming(tmp_path, monkeypatch, slug, repro=None):
+    return _registry(tmp_path, monkeypatch, [{"id": "known-one", "title": "a known bug", "issue": "https://x/1",
+                                              "state": "open", "buckets": [slug], "repro": repro}])
+
+
+class _LabelRig:
+    """One recorded finding of ``case`` with ``verdict`` under a registry of ``bugs``, and
+    ``finish_finding`` on a fake worker: ``probe`` stands in for each isolated run (default: no
+    verdict), ``minimised(case)`` for the minimiser's result. ``budgets`` holds each
+    minimisation's budget, ``checks`` each fresh-process check."""
+
+    def __init__(self, tmp_path, monkeypatch, bugs, case, verdict, probe=None, minimised=None):
+        from fuzzcomp.campaign import pipeline
+        from fuzzcomp.reduce.minimise import ReduceStats
+        _registry(tmp_path, monkeypatch, bugs)
+        self.pipeline, self.case, self.verdict = pipeline, case, verdict
+        self.c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
+        self.c._open_store()
+        self.c._record(case, [verdict], 0)
+        self.fid = self.c.queue[0][-1]
+        self.budgets, self.checks = [], []
+
+        def fake_minimise(case_, pred, budget_s, **kw):
+            self.budgets.append(budget_s)
+            return (minimised(case_) if minimised else case_), ReduceStats(probes=1)
+        monkeypatch.setattr(pipeline, "probe_keys", probe or (lambda *a, **k: (True, set(), [])))
+        monkeypatch.setattr(pipeline, "minimise", fake_minimise)
+        monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
+        monkeypatch.setattr(pipeline, "confirm_repro",
+                            lambda *a, **k: self.checks.append(1) or {"confirmed": True})
+
+    def finish(self) -> dict:
+        return self.pipeline.finish_finding(self.c.store, self.fid, FakeWorker(0), minimize=True, budget_s=120,
+                                            timeout_s=5)
 
 
 def test_a_settled_known_bug_takes_no_worker_and_a_new_one_does(tmp_path, monkeypatch):
@@ -356,43 +390,23 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
     when the minimised program's ops still match it is not re-checked in fresh processes; when
     they no longer match, it is a new bug and is confirmed like one."""
     from oracles.verdict import Verdict
-    from fuzzcomp.campaign import pipeline
-    from fuzzcomp.findings.known import forget_cache
-    from fuzzcomp.reduce.minimise import ReduceStats
-    corpus = tmp_path / "reg"
-    corpus.mkdir()
-    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
-        {"id": "erf-numeric", "title": "erf differs", "issue": "https://x/2", "state": "open",
-         "match": {"symptoms": ["numeric"], "ops_any": ["torch.erf"]}}]}))
-    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
-    forget_cache()
-    case = generate(0)
-    assert "torch.erf" in op_names(case.program)
-    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
-    c._open_store()
-    c._record(case, [Verdict("numeric", "unknown", "same", "output 0 differs")], 0)
-    fid = c.queue[0][-1]
-    budgets, checks = [], []
-    other = generate(3)
-    assert "torch.erf" not in op_names(other.program)
-
-    def fake_minimise(case_, pred, budget_s, **kw):
-        budgets.append(budget_s)
-        return (case_ if still_known else other), ReduceStats(probes=1)
-    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
+    case, other = generate(0), generate(3)
+    assert "torch.erf" in op_names(case.program) and "torch.erf" not in op_names(other.program)
     probes = []
-    monkeypatch.setattr(pipeline, "probe_keys", lambda *a, **k: probes.append(1) or (None, None, []))
-    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
-    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: checks.append(1) or {"confirmed": True})
-    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
-    assert budgets == [pipeline.KNOWN_CHECK_S]
+    rig = _LabelRig(tmp_path, monkeypatch, [{"id": "erf-numeric", "title": "erf differs", "issue": "https://x/2",
+                                             "state": "open", "match": {"symptoms": ["numeric"], "ops_any": ["torch.erf"]}}],
+                    case, Verdict("numeric", "unknown", "same", "output 0 differs"),
+                    probe=lambda *a, **k: probes.append(1) or (None, None, []),
+                    minimised=lambda c: c if still_known else other)
+    info = rig.finish()
+    assert rig.budgets == [rig.pipeline.KNOWN_CHECK_S]
     # the minimised program's own verdict is probed only for a report that will be read: one
     # compile less for every known bug (an H200 campaign spent 11% of its minimisation on them)
     if still_known:
-        assert info["known"]["id"] == "erf-numeric" and checks == [] and "label checked" in info["repro_says"]
+        assert info["known"]["id"] == "erf-numeric" and rig.checks == [] and "label checked" in info["repro_says"]
         assert probes == []
     else:
-        assert info["known"] is False and checks == [1] and info["confirmed"] is True and probes == [1]
+        assert info["known"] is False and rig.checks == [1] and info["confirmed"] is True and probes == [1]
 
 
 @pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects", "stays-other-known"])
@@ -403,56 +417,37 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
     minimised with the full budget and confirmed as new; a knock-out eager rejects cannot tell,
     and the minimising label check decides."""
     from oracles.verdict import Verdict
-    from fuzzcomp.campaign import pipeline
-    from fuzzcomp.findings.known import forget_cache
     from fuzzcomp.findings.triage import bucket_of
-    from fuzzcomp.reduce.minimise import ReduceStats
-    corpus = tmp_path / "reg"
-    corpus.mkdir()
     bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
              "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]
     if outcome == "stays-other-known":  # what the knock-out leaves, another known bug claims
         bugs.append({"id": "any-op-numeric", "title": "another known bug", "issue": "https://x/4",
                      "state": "open", "match": {"symptoms": ["numeric"], "ops_any": ["torch.*"]}})
-    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": bugs}))
-    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
-    forget_cache()
     case = generate(3)  # torch.cos only inside a branch
     verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
-    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
-    c._open_store()
-    c._record(case, [verdict], 0)
-    fid = c.queue[0][-1]
-    probed, budgets, checks = [], [], []
+    probed = []
 
     def fake_probe(worker, cand, *a, **k):
         probed.append(cand)
         if outcome == "eager-rejects":
             return False, set(), []
         return (True, {bucket_of(verdict)}, [verdict]) if outcome.startswith("stays") else (True, set(), [])
-
-    def fake_minimise(case_, pred, budget_s, **kw):
-        budgets.append(budget_s)
-        return case_, ReduceStats(probes=1)
-    monkeypatch.setattr(pipeline, "probe_keys", fake_probe)
-    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
-    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
-    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: checks.append(1) or {"confirmed": True})
-    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
+    rig = _LabelRig(tmp_path, monkeypatch, bugs, case, verdict, probe=fake_probe)
+    info = rig.finish()
     knocked = probed[0]
     assert "torch.cos" in {s.op for s in walk_program(case.program) if isinstance(s, (Assign, Mutate))}
     assert "torch.cos" not in {s.op for s in walk_program(knocked.program) if isinstance(s, (Assign, Mutate))}
     assert info["label_check"]["how"] == "knock-out" and info["label_check"]["probes"] == 1
     if outcome == "gone":
-        assert info["known"]["id"] == "cos-numeric" and budgets == [] and checks == [] and len(probed) == 1
+        assert info["known"]["id"] == "cos-numeric" and rig.budgets == [] and rig.checks == [] and len(probed) == 1
         assert "knock-out" in info["repro_says"] and "minimize_s" in info
-        assert not c.store.path(fid, "minimized.json").exists()
+        assert not rig.c.store.path(rig.fid, "minimized.json").exists()
     elif outcome == "stays":
-        assert info["known"] is False and budgets == [120] and checks == [1] and info["confirmed"] is True
+        assert info["known"] is False and rig.budgets == [120] and rig.checks == [1] and info["confirmed"] is True
         assert info["label_check"]["says"] == "new"
     else:  # eager rejects the knock-out, or another known bug explains what is left
-        assert info["label_check"]["says"] == "cannot tell" and budgets == [pipeline.KNOWN_CHECK_S]
-        assert info["known"]["id"] == "cos-numeric" and checks == []
+        assert info["label_check"]["says"] == "cannot tell" and rig.budgets == [rig.pipeline.KNOWN_CHECK_S]
+        assert info["known"]["id"] == "cos-numeric" and rig.checks == []
 
 
 @pytest.mark.parametrize("rival_needed", [False, True])
@@ -463,26 +458,13 @@ def test_a_contested_claim_also_knocks_out_its_rival(tmp_path, monkeypatch, riva
     minimisation; lost without them too, the knock-outs cannot tell and the minimising label
     check decides."""
     from oracles.verdict import Verdict
-    from fuzzcomp.campaign import pipeline
-    from fuzzcomp.findings.known import forget_cache
     from fuzzcomp.findings.triage import bucket_of
-    from fuzzcomp.reduce.minimise import ReduceStats
-    corpus = tmp_path / "reg"
-    corpus.mkdir()
     bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
              "match": {"symptoms": ["numeric"], "signature": "values", "ops_any": ["torch.cos"]}},
             {"id": "topk-numeric", "title": "topk differs", "issue": "https://x/5", "state": "open",
              "match": {"symptoms": ["numeric"], "ops_any": ["torch.topk"]}}]
-    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": bugs}))
-    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
-    forget_cache()
-    case = generate(3)  # torch.cos inside a branch, a torch.topk in the main body
     verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
-    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
-    c._open_store()
-    c._record(case, [verdict], 0)
-    fid = c.queue[0][-1]
-    probed, budgets = [], []
+    probed = []
 
     def ops(cand):
         return {s.op for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate))}
@@ -491,21 +473,15 @@ def test_a_contested_claim_also_knocks_out_its_rival(tmp_path, monkeypatch, riva
         probed.append(cand)
         keeps = "torch.cos" in ops(cand) and not ("torch.topk" not in ops(cand) and rival_needed)
         return (True, {bucket_of(verdict)}, [verdict]) if keeps else (True, set(), [])
-
-    def fake_minimise(case_, pred, budget_s, **kw):
-        budgets.append(budget_s)
-        return case_, ReduceStats(probes=1)
-    monkeypatch.setattr(pipeline, "probe_keys", fake_probe)
-    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
-    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
-    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: {"confirmed": True})
-    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
+    # generate(3): torch.cos inside a branch, a torch.topk in the main body
+    rig = _LabelRig(tmp_path, monkeypatch, bugs, generate(3), verdict, probe=fake_probe)
+    info = rig.finish()
     assert [("torch.cos" in ops(p), "torch.topk" in ops(p)) for p in probed[:2]] == [(False, True), (True, False)]
     assert info["label_check"]["probes"] == 2 and info["known"]["id"] == "cos-numeric"
     if rival_needed:
-        assert info["label_check"]["says"] == "cannot tell" and budgets == [pipeline.KNOWN_CHECK_S]
+        assert info["label_check"]["says"] == "cannot tell" and rig.budgets == [rig.pipeline.KNOWN_CHECK_S]
     else:
-        assert info["label_check"]["says"] == "known" and budgets == []
+        assert info["label_check"]["says"] == "known" and rig.budgets == []
 
 
 @pytest.mark.parametrize("campaign_left_s", [None, 30.0, 1000.0])
@@ -570,27 +546,14 @@ def test_an_unclaimed_finding_runs_under_each_candidate_entrys_fix(tmp_path, mon
     fix: new, minimised and confirmed. Clean under the fix but also clean without it: chance,
     not the fix, so new."""
     from oracles.verdict import Verdict
-    from fuzzcomp.campaign import pipeline
     from fuzzcomp.findings.known import forget_cache
     from fuzzcomp.findings.triage import bucket_of
-    from fuzzcomp.reduce.minimise import ReduceStats
-    corpus = tmp_path / "reg"
-    corpus.mkdir()
-    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
-        {"id": "noop-family", "title": "noop removal", "issue": "https://x/9", "state": "open",
-         "fix_probe": "no_noop_removal",
-         "match": {"symptoms": ["numeric"], "ops_all": ["torch.no_such_op"]}},
-        {"id": "other-stage", "title": "crash", "fix_probe": "expand_reindex_provably_one",
-         "affected": ">=9.0", "match": {"symptoms": ["compile-crash"], "ops_all": ["torch.no_such_op"]}}]}))
-    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
-    forget_cache()
-    case = generate(3)
+    bugs = [{"id": "noop-family", "title": "noop removal", "issue": "https://x/9", "state": "open",
+             "fix_probe": "no_noop_removal", "match": {"symptoms": ["numeric"], "ops_all": ["torch.no_such_op"]}},
+            {"id": "other-stage", "title": "crash", "fix_probe": "expand_reindex_provably_one",
+             "affected": ">=9.0", "match": {"symptoms": ["compile-crash"], "ops_all": ["torch.no_such_op"]}}]
     verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
-    c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
-    c._open_store()
-    c._record(case, [verdict], 0)
-    fid = c.queue[0][-1]
-    fixes, budgets, checks = [], [], []
+    fixes = []
 
     def fake_probe(worker, cand, *a, fix=None, **k):
         fixes.append(fix)
@@ -598,26 +561,19 @@ def test_an_unclaimed_finding_runs_under_each_candidate_entrys_fix(tmp_path, mon
         if fix is not None:
             return shows if outcome == "stays" else (True, set(), [])
         return (True, set(), []) if outcome == "closes-by-chance" else shows
-
-    def fake_minimise(case_, pred, budget_s, **kw):
-        budgets.append(budget_s)
-        return case_, ReduceStats(probes=1)
-    monkeypatch.setattr(pipeline, "probe_keys", fake_probe)
-    monkeypatch.setattr(pipeline, "minimise", fake_minimise)
-    monkeypatch.setattr(pipeline, "localise_stage", lambda *a, **k: None)
-    monkeypatch.setattr(pipeline, "confirm_repro", lambda *a, **k: checks.append(1) or {"confirmed": True})
-    info = pipeline.finish_finding(c.store, fid, FakeWorker(0), minimize=True, budget_s=120, timeout_s=5)
+    rig = _LabelRig(tmp_path, monkeypatch, bugs, generate(3), verdict, probe=fake_probe)
+    info = rig.finish()
     assert info["label_check"]["how"] == "fix probe"
     assert fixes[0] == "no_noop_removal" and "expand_reindex_provably_one" not in fixes  # not in this torch
     if outcome == "closes":
         assert info["known"]["id"] == "noop-family" and info["known"]["matched_by"] == "fix probe"
-        assert fixes == ["no_noop_removal", None] and budgets == [] and checks == []
+        assert fixes == ["no_noop_removal", None] and rig.budgets == [] and rig.checks == []
         assert "fix probe" in info["repro_says"]
     else:
-        assert info["known"] is False and budgets == [120] and checks == [1]
+        assert info["known"] is False and rig.budgets == [120] and rig.checks == [1]
         assert info["label_check"]["says"] == "new"
     # the report says what the run settled: no rule of the registry names this finding
-    b = summarise(Store(c.store.root))["buckets"][bucket_of(verdict).slug()]
+    b = summarise(Store(rig.c.store.root))["buckets"][bucket_of(verdict).slug()]
     assert (b["known"] and b["known"]["id"]) == ("noop-family" if outcome == "closes" else False)
     forget_cache()
 
@@ -628,13 +584,8 @@ def test_a_rule_claim_whose_label_check_never_ran_says_so(tmp_path, monkeypatch)
     from oracles.verdict import Verdict
     from fuzzcomp.findings.known import forget_cache
     from fuzzcomp.findings.triage import bucket_of
-    corpus = tmp_path / "reg"
-    corpus.mkdir()
-    (corpus / "known_bugs.json").write_text(json.dumps({"bugs": [
-        {"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
-         "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]}))
-    monkeypatch.setenv("FUZZCOMP_CORPUS", str(corpus))
-    forget_cache()
+    _registry(tmp_path, monkeypatch, [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3",
+                                       "state": "open", "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}])
     verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
     c = Campaign(RunConfig(out=str(tmp_path / "c"), cases=100, jobs=1, backend="eager"))
     c._open_store()

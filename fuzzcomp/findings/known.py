@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected

@@ -46,7 +46,6 @@ import shutil
 import signal
 import threading
 import time
-import json
 import shlex
 from pathlib import Path
 
@@ -181,7 +180,7 @@ class Campaign(MinimiserPool):
                 self.counts["valid"] += 1
                 self.store.event("case", index=index, seed=f["case_obj"].seed, valid=True,
                                  status="recovered", timings={})
-            status = self._status(fid)
+            status = self.store.status(fid)
             if status is None or status.get("pending"):  # never finished (or cut mid-way): again
                 self._enqueue(fid, rank)
             elif status.get("confirmed"):
@@ -194,12 +193,6 @@ class Campaign(MinimiserPool):
         self.store.event("resume", next_index=self.next_index, rerun=len(self.pending),
                          torn_lines=torn, unreadable_findings=unreadable, queued=len(self.queue))
         self.progress("resume", done=len(self.done), rerun=len(self.pending), findings=self.counts["findings"])
-
-    def _status(self, fid: str) -> dict | None:
-        try:
-            return json.loads(self.store.path(fid, "status.json").read_text())
-        except (OSError, ValueError):
-            return None
 
     def _next_case(self):
         index = self.pending.pop(0) if self.pending else self._take_index()

@@ -162,12 +162,14 @@ class Novelty:
         if not self.on:
             return
         for fid in store.finding_ids():
+            st = store.status(fid)
+            if st is None:
+                continue
             try:
-                st = json.loads(store.path(fid, "status.json").read_text())
                 mini = json.loads(store.path(fid, "minimized.json").read_text())
-                slug = st.get("bucket")
             except (OSError, ValueError):
                 continue
+            slug = st.get("bucket")
             why = worth_learning(st)
             if slug and why:
                 self.learn(slug, case_from_json(mini["case"]), why)

@@ -27,7 +27,6 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 import time
 from pathlib import Path
-import json
 
 from fuzzcomp.generators import Case
 from fuzzcomp.oracles import primary
@@ -466,12 +465,7 @@ def settle_known(store: Store, fid: str, slug: str, known) -> dict:
 def _known_entry_done(store: Store, fid: str, bug_id: str) -> bool:
     """True when another finding of this known bug in the store is already minimised."""
     for other in store.finding_ids():
-        path = store.path(other, "status.json")
-        if other != fid and path.exists():
-            try:
-                st = json.loads(path.read_text())
-            except json.JSONDecodeError:
-                continue
-            if isinstance(st.get("known"), dict) and st["known"].get("id") == bug_id and "minimize_s" in st:
-                return True
+        st = store.status(other) if other != fid else None
+        if st and isinstance(st.get("known"), dict) and st["known"].get("id") == bug_id and "minimize_s" in st:
+            return True
     return False

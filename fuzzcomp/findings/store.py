@@ -249,6 +249,15 @@ class Store:
     def path(self, fid: str, name: str) -> Path:
         return self.findings_dir / fid / name
 
+    def status(self, fid: str) -> dict | None:
+        """A finding's ``status.json`` (what its minimisation and checks settled), None when it
+        has none yet or it cannot be read as an object."""
+        try:
+            st = json.loads(self.path(fid, "status.json").read_text())
+        except (OSError, ValueError):
+            return None
+        return st if isinstance(st, dict) else None
+
 
 def load_finding(path: Path) -> dict:
     try:

@@ -52,15 +52,6 @@ def _case_of(store, fid: str, fallback):
     return fallback
 
 
-def _status(store, fid: str) -> dict:
-    """A finding's ``status.json`` ({} when there is none or it does not parse)."""
-    try:
-        st = json.loads(store.path(fid, "status.json").read_text())
-    except (OSError, ValueError):
-        return {}
-    return st if isinstance(st, dict) else {}
-
-
 def _worker_label(st: dict):
     """The label a run of the finding settled (its status): a knock-out that refuted its rule
     (False), or an entry's fix probe that closed it (that entry); None: ask the registry."""
@@ -88,7 +79,7 @@ def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_versio
         if fid not in cases:
             fid = b["findings"][0]
         m = claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version)
-        statuses = [_status(store, f) for f in b["findings"]]
+        statuses = [store.status(f) or {} for f in b["findings"]]
         settled_here = _worker_label(statuses[b["findings"].index(fid)])  # a listed bucket (`fuzzcomp link`) wins
         b["known"] = label(m) if settled_here is None or (m is not None and m.how == "bucket") else settled_here
         if b["known"] and settled_here is None and m is not None and not settled(m) \

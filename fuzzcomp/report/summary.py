@@ -99,13 +99,7 @@ def summarise(store: Store) -> dict:
         b["findings"].append(fid)
         b["first_seen"] = min(x for x in (b.get("first_seen"), f.get("found_at")) if x is not None) \
             if f.get("found_at") or b.get("first_seen") else None
-        status_path = store.path(fid, "status.json")
-        st = None
-        if status_path.exists():
-            try:
-                st = json.loads(status_path.read_text())
-            except json.JSONDecodeError:
-                st = None
+        st = store.status(fid)
         if st is None or st.get("pending"):  # never minimised, or cut before its check
             b.setdefault("unminimised", []).append(fid)
         if st is not None and not st.get("pending"):

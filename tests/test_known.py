@@ -1000,3 +1000,33 @@ def test_a_pinned_rule_settles_its_claim_unless_another_entry_contests_it(tmp_pa
     assert not settled(reg.match(_ident(ops=frozenset({"torch.sinh"}), **f)))
     # the same finding seen at another stage is not the pinned rule's at all
     assert reg.match(_ident(ops=frozenset({"torch.expm1"}), **dict(f, stage="autograd"))) is None
+
+
+def test_a_rule_excludes_what_sends_the_program_down_another_root_causes_path():
+    """CPU 1508: a base written in place and an output viewing its offset alias (#198095, the
+    synthetic-base path) was contested by the rule of a lone offset input view under dynamic
+    shapes. That rule now excludes an offset alias (ops_none), so only #198095's holds."""
+    reg = default_registry("2.13.0+cpu")
+    f = dict(symptom="numeric", stage="autograd", signature="output values | culprit op: torch.narrow", device="cpu")
+    aliased = reg.match(_ident(ops=frozenset({"Tensor.narrow", "input:written", "input:alias", "input:alias-offset"}), **f))
+    assert aliased.bug.id == "synthetic-base-offset-alias-output-view" and aliased.rivals == ()
+    lone = reg.match(_ident(ops=frozenset({"Tensor.narrow", "input:written"}), **f))
+    assert lone.bug.id == "dynamic-offset-input-view-output"
+    # and the no_grad view's aliasing form needs eager's output not to require grad
+    sig = "alias meta of output tensor N: eager='requires_grad={} leaf=False inference=Fa"
+    ops = frozenset({"torch.chunk", "state:set_grad_enabled"})
+    split = reg.match(_ident(symptom="aliasing", stage="inductor", signature=sig.format("True"), ops=ops, device="cpu"))
+    assert split.bug.id == "split-outputs-not-views" and split.rivals == () and settled(split)
+    nograd = reg.match(_ident(symptom="aliasing", stage="inductor", signature=sig.format("False"), ops=ops, device="cpu"))
+    assert nograd.bug.id == "nograd-view-of-input-output-differentiable"
+
+
+def test_ops_none_is_checked_like_the_other_globs(tmp_path):
+    bug = {"id": "b", "title": "t", "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"], "ops_none": ["Tensor.add_[scalar]"]}}
+    with pytest.raises(RegistryError, match=r"ops_none|character class"):
+        load_registry(_write(tmp_path, [bug]), "2.13.0+cpu")
+    bug["match"]["ops_none"] = ["input:alias*"]
+    reg = load_registry(_write(tmp_path, [bug]), "2.13.0+cpu")
+    f = dict(symptom="numeric", stage="inductor", signature="output values", device="cpu")
+    assert reg.match(_ident(ops=frozenset({"torch.cos"}), **f)).bug.id == "b"
+    assert reg.match(_ident(ops=frozenset({"torch.cos", "input:alias"}), **f)) is None

@@ -10,7 +10,8 @@ under, or when the entry's rule holds: the symptom, a regular expression on the
 normalised signature (the bucket's own), the ops the program must contain (shell
 globs on op names, so ``*expm1*`` covers ``torch.expm1``, ``Tensor.expm1_`` and a
 constant subgraph's ``const:torch.expm1``; ``input_markers`` adds what the inputs are, such as
-``input:written`` for a program that writes in place into an input) and the device. A rule names the root
+``input:written`` for a program that writes in place into an input), the ops it must not
+contain (``ops_none``) and the device. A rule names the root
 cause, so a downstream symptom of it (the ``-0.0`` of ``expm1`` read back by
 ``atan2``) matches too. An entry whose fix is in the running torch, or whose
 affected range leaves it out, never matches: a rediscovery there is a
@@ -34,7 +35,7 @@ from fuzzcomp.run.fix_probes import NAMES as FIX_PROBES, could_close
 
 REGISTRY_NAME = "known_bugs.json"
 STATES = ("open", "closed")
-_RULE_KEYS = {"symptoms", "signature", "ops_all", "ops_any", "device", "stages", "label_check"}
+_RULE_KEYS = {"symptoms", "signature", "ops_all", "ops_any", "ops_none", "device", "stages", "label_check"}
 _ENTRY_KEYS = {"id", "title", "root_cause", "issue", "state", "fix_pr", "fixed_in", "affected", "repro",
                "buckets", "match", "searched", "searched_on", "notes", "related", "trigger", "fix_probe"}
 _TRIGGER_KEYS = {"ops", "caps", "kinds"}  # generator op globs, reach capabilities, structure kinds
@@ -50,6 +51,9 @@ class Rule:
     signature: str | None = None           # regex, searched in the bucket's normalised signature
     ops_all: tuple[str, ...] = ()          # globs: each must match some op of the program
     ops_any: tuple[str, ...] = ()          # globs: one of them must match some op
+    #: globs none of which may match: what sends the program down another root cause's path
+    #: (aliased inputs take AOTAutograd's synthetic-base path, another bug than a lone offset view)
+    ops_none: tuple[str, ...] = ()
     device: str | None = None
     stages: tuple[str, ...] = ()
     #: a raised message too common to settle the identity alone (``IndexError: list index out of
@@ -59,7 +63,7 @@ class Rule:
     def specificity(self) -> int:
         """How much of a finding the rule names: a signature counts double."""
         return 2 * bool(self.signature) + len(self.ops_all) + bool(self.ops_any) + bool(self.device) \
-            + bool(self.stages) + bool(self.symptoms)
+            + bool(self.stages) + bool(self.symptoms)  # an exclusion (ops_none) names nothing of it
 
     def pinned(self) -> bool:
         """The rule names where the bug lives (a stage), what it looks like (a symptom) and what
@@ -83,6 +87,8 @@ class Rule:
         if self.signature and not re.search(self.signature, ident.signature):
             return False
         if any(not _has_op(ident.ops, g) for g in self.ops_all):
+            return False
+        if any(_has_op(ident.ops, g) for g in self.ops_none):
             return False
         return not self.ops_any or any(_has_op(ident.ops, g) for g in self.ops_any)
 
@@ -197,11 +203,12 @@ def _rule(data, where: str) -> Rule | None:
     rule = Rule(symptoms=_strs(data.get("symptoms"), where + ".symptoms"), signature=sig,
                 ops_all=_strs(data.get("ops_all"), where + ".ops_all"),
                 ops_any=_strs(data.get("ops_any"), where + ".ops_any"),
+                ops_none=_strs(data.get("ops_none"), where + ".ops_none"),
                 device=data.get("device"), stages=_strs(data.get("stages"), where + ".stages"),
                 label_check=data.get("label_check", False))
     if not isinstance(rule.label_check, bool):
         raise RegistryError(f"{where}: match.label_check is true or false, not {rule.label_check!r}")
-    for g in rule.ops_all + rule.ops_any:
+    for g in rule.ops_all + rule.ops_any + rule.ops_none:
         if "[" in g.replace("[[]", ""):  # fnmatch reads [..] as a character class: "*[scalar]" matched torch.mul
             raise RegistryError(f"{where}: op glob {g!r} holds a '[' character class; op names carry literal "
                                 "brackets (Tensor.add_[scalar]): write '[[]' for each '['")

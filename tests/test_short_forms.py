@@ -318,3 +318,16 @@ def test_a_half_precision_program_is_judged_without_a_loose_allclose(tmp_path):
     key = BucketKey("numeric", "inductor", "output values")
     _both_ways(tmp_path, case, key, "scaling:scale_outputs", "compiled output differs", env=env,
                check=lambda t: "def close(r, c, f):" in t and "if not close(ref, res, fp64):" in t and "tol=" not in t)
+
+
+def test_a_program_that_leaves_grad_mode_off_does_not_change_the_next_call(tmp_path):
+    """CPU 1508's split repro: fn ends with torch.set_grad_enabled(False), so the compiled call ran
+    under the grad mode the eager call left and the file showed another symptom than the campaign
+    (leaf=True instead of view=False). Each call now starts from torch's default, as the campaign's
+    calls do: with a correct backend the file is silent (before, it said BUG)."""
+    case = generate(29)  # ends with torch.set_grad_enabled(False)
+    key = BucketKey("aliasing", "inductor", "alias meta of output tensor N: eager='requires_grad=True")
+    text = render_repro(case.with_compile(backend="eager"), key, "detail")
+    assert "torch.set_grad_enabled(False)" in text and "torch.set_grad_enabled(True)  # fn changes it" in text
+    rc, last, out = _run(tmp_path / "eager.py", text)
+    assert rc == 0 and last.startswith("OK"), out

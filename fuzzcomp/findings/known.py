@@ -319,7 +319,9 @@ def settled(match: Match) -> bool:
     rule = match.rule or match.bug.rule
     if match.how == "bucket" or rule is None:
         return True
-    if rule.pinned() and not match.contested:
+    if match.contested:  # another entry's rule holds too, even on a raised message (CPU 1508:
+        return False     # one assertion message, an in-place view op's bug or #198095's)
+    if rule.pinned():
         return True
     if rule.label_check or rule.signature is None:
         return False

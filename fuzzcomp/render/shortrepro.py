@@ -180,6 +180,26 @@ def _gstate(spec: Spec) -> bool:
     return spec.symptom == "mutation" and spec.signature.startswith("torch globals")
 
 
+#: a statement that sets a torch global and leaves it set, and how a call starts again from the
+#: campaign's starting state (a ``with torch.set_grad_enabled(...)`` block restores itself)
+_GLOBAL_SETTERS = ((re.compile(r"^\s*torch\.set_grad_enabled\(", re.M), "torch.set_grad_enabled(True)"),
+                   (re.compile(r"^\s*torch\.use_deterministic_algorithms\(", re.M),
+                    "torch.use_deterministic_algorithms(False)"),
+                   (re.compile(r"^\s*torch\.set_default_dtype\(", re.M), "torch.set_default_dtype(torch.float32)"))
+
+
+def _global_resets(fn_src: str, mode_ctx: str | None) -> list[str]:
+    """The lines that start each call from torch's defaults when the program changes a torch
+    global and leaves it changed: without them the compiled call ran under the grad mode the
+    eager call left (CPU 1508's split repro showed another symptom than the campaign's). A call
+    under a grad-mode context gets its grad mode back from the context itself."""
+    out = [reset for rx, reset in _GLOBAL_SETTERS
+           if rx.search(fn_src) and not (mode_ctx and reset.startswith("torch.set_grad_enabled"))]
+    if out:
+        out[0] += "  # fn changes it: each call starts from torch's default"
+    return out
+
+
 _MODE_CTX = {"grad": "torch.enable_grad", "no_grad": "torch.no_grad", "inference": "torch.inference_mode"}
 
 
@@ -329,7 +349,7 @@ def _render(spec: Spec) -> str:
                                          "    o.mul_(2)  # the caller writes the first float output"])
     if "mutate_input" in caller:
         writes += when("mutate_input", _caller_input_write(spec))
-    pre = []
+    pre = [] if gstate else _global_resets(fn_src, mode_ctx)
     if per_caller and "deterministic" in caller:
         pre.append('torch.use_deterministic_algorithms("deterministic" in CALLER[call])')
     if per_caller and "eval" in caller:

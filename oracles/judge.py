@@ -292,9 +292,18 @@ def classify_replay(reasons: list[str], dynamic) -> str:
     return "bug"
 
 
+def settles(stats: dict) -> bool:
+    """The replay compiled again, and a second replay compiled nothing: a one-off, not a call
+    that recompiles every time (CPU 1509: a graph break inside a module's forward made Dynamo
+    break the caller at the call site, and the newer cache entry, more general, sent the replayed
+    first call into a frame it had not run at that size: one compile, then none, output right)."""
+    second = stats.get("replay2_graphs_per_call")
+    return second is not None and not any(second)
+
+
 def judge_recompiles(stats: dict) -> list[Verdict]:
     out = []
-    replay = stats.get("replay_graphs_per_call") or []
+    replay = [] if settles(stats) else stats.get("replay_graphs_per_call") or []
     per_call = stats.get("replay_reasons") or [[] for _ in replay]
     dynamic = stats.get("dynamic")
     again, seen = [], []
@@ -335,6 +344,9 @@ def recompile_notes(stats: dict) -> list[str]:
         elif kind == "automatic-dynamic":
             out.append(f"replayed call {k} recompiled into a dynamic graph (automatic dynamic "
                        f"shapes): {guard_kind(reasons[0])}")
+        elif kind == "bug" and settles(stats):
+            out.append(f"replayed call {k} compiled once more, and a second replay compiled nothing "
+                       f"(a one-off: {guard_kind(reasons[0]) if reasons else 'no guard failure recorded'})")
     return out
 
 

@@ -8,7 +8,7 @@ error was taken for the truth. The reference run now swaps such kernels for exac
 import pytest
 import torch
 
-from fuzzcomp.run.exact_ref import SUSPECTS, exact_reference, imprecise
+from fuzzcomp.run.exact_ref import CREATION, SUSPECTS, exact_reference, imprecise
 
 F = torch.nn.functional
 
@@ -26,6 +26,9 @@ def test_the_probe_names_exactly_the_kernels_that_are_off():
     exact = {"hardsigmoid": 1 / 6, "hardswish": 1 / 3 + 1 / 2}
     off = {name for name, slope in exact.items()
            if _grad(SUSPECTS[name][0][0], x)[1].item() != slope}
+    # linspace: the point a symmetric grid puts at zero (eager's fused multiply-add leaves 2.8e-17)
+    if torch.linspace(-0.5, 0.5, 7, dtype=torch.float64)[3].item() != 0:
+        off.add("linspace")
     assert imprecise("cpu") == frozenset(off)
 
 
@@ -92,4 +95,57 @@ def test_exact_compiled_gradient_is_silent_and_a_float64_fault_is_still_caught()
     # a compiled float64 value 1e-9 off (far below float32's resolution) is still a mismatch
     _, verdicts = check(case(_hardsigmoid_gelu(), "test_exact_ref:hardsigmoid_float32_slope",
                              sizes=((7,), (9,))), quick)
+    assert any(v.symptom == "numeric" for v in verdicts), [v.detail for v in verdicts]
+
+
+def test_the_linspace_stand_in_puts_the_zero_point_at_zero_and_swaps_only_float64_grids():
+    """CPU 1509: F.linear on an input holding -inf, its weight linspace(-0.5, 0.5, 7): eager's
+    middle weight is 2.8e-17, so eager says -inf where compiled's decomposition (exact zero) says
+    nan, and the fp64 run, eager's own kernel, sided with eager. The reference now builds the
+    grid with one rounding per step, as torch's reference does."""
+    composite = CREATION["linspace"][1]
+    for a, b, n in ((-0.5, 0.5, 7), (-1.0, 1.0, 63), (-0.5, 0.5, 35)):
+        exact = composite(a, b, n, dtype=torch.float64)
+        assert exact[n // 2].item() == 0.0
+        assert torch.allclose(exact, torch.linspace(a, b, n, dtype=torch.float64), rtol=0, atol=1e-16)
+    with exact_reference("cpu"):
+        w64 = torch.linspace(-0.5, 0.5, 7, dtype=torch.float64)
+        w32 = torch.linspace(-0.5, 0.5, 7, dtype=torch.float32)
+    if "linspace" in imprecise("cpu"):
+        assert w64[3].item() == 0.0
+    assert torch.equal(w32, torch.linspace(-0.5, 0.5, 7, dtype=torch.float32))  # not float64: eager's own
+
+
+def linear_output_off(gm, example_inputs):
+    """A planted fault for the test below: F.linear's outputs come back 1e-3 high."""
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and node.target in (F.linear, torch._C._nn.linear):
+            with gm.graph.inserting_after(node):
+                bumped = gm.graph.call_function(torch.mul, (node, 1 + 1e-3))
+            node.replace_all_uses_with(bumped, delete_user_cb=lambda user: user is not bumped)
+    gm.recompile()
+    return gm.forward
+
+
+@pytest.mark.slow
+def test_an_inf_times_the_exact_zero_weight_is_silent_and_a_linear_fault_is_still_caught():
+    import json
+    import pathlib
+    from fuzzcomp.findings.store import case_from_json
+    from fuzzcomp.judge.check import check
+    from fuzzcomp.run.execute import ExecOptions
+    quick = ExecOptions(ladder=False, culprit=False)
+    data = json.loads((pathlib.Path(__file__).parent / "data" / "cpu1509_linear_linspace_inf.json").read_text())
+    case = case_from_json(data)  # CPU 1509's minimised finding: filed as new before
+    for backend in ("aot_eager_decomp_partition", "inductor"):
+        _, verdicts = check(case.with_compile(backend=backend), quick)
+        assert not verdicts, (backend, [v.detail for v in verdicts])
+    # the same program on plain inputs: the weight's stand-in leaves the reference a witness, and a
+    # linear 1e-3 off is caught (on salted inputs the class rule alone judges a sum's outputs)
+    import dataclasses
+    plain = dataclasses.replace(case, program=dataclasses.replace(
+        case.program, inputs=tuple(dataclasses.replace(i, special=False) for i in case.program.inputs)))
+    _, verdicts = check(plain.with_compile(backend="inductor"), quick)
+    assert not verdicts, [v.detail for v in verdicts]
+    _, verdicts = check(plain.with_compile(backend="test_exact_ref:linear_output_off"), quick)
     assert any(v.symptom == "numeric" for v in verdicts), [v.detail for v in verdicts]

@@ -53,10 +53,11 @@ def _both_ways(tmp_path, case, key, planted, want_bug, env=None, check=None):
 
 
 def test_recompile_replay_is_a_compile_counter(tmp_path):
-    """A backend that drops Dynamo's caches after every run: replaying the calls compiles again."""
+    """A backend that drops Dynamo's caches after every run: replaying the calls compiles again, on
+    a second replay too."""
     case = _case("torch.sin({0})", [Call((3,), 0), Call((5,), 1)])
     key = BucketKey("recompile", "capture", "recompile: replay compiled again: size mismatch")
-    _both_ways(tmp_path, case, key, "fuzzcomp.planted:forget_graphs", "replaying calls it has already seen compiled",
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:forget_graphs", "replaying calls it has already seen, a second time, compiled",
                check=lambda t: 'counters["stats"]["unique_graphs"]' in t and "same(" not in t)
 
 

@@ -157,6 +157,18 @@ def test_recompile_verdicts_name_the_guard_and_skip_notes():
     assert judge_recompiles({**stats, "replay_reasons": [[], [SIZE]], "dynamic": False})
 
 
+def test_a_replay_compile_that_a_second_replay_does_not_repeat_is_a_note():
+    """CPU 1509: a graph break inside a module's forward made Dynamo break the caller at the call
+    site; on replay the newer, more general cache entry sent the first call into a frame not yet
+    run at its size: one compile, then none on a second replay, outputs right. A one-off is a
+    note; a call that compiles on every replay (an identity guard on a fresh tensor) stays a bug."""
+    stats = {"replay_graphs_per_call": [0, 1], "replay_reasons": [[], [OBJ]], "dynamic": True}
+    assert judge_recompiles({**stats, "replay2_graphs_per_call": [0, 1]})            # every time: a bug
+    assert judge_recompiles(stats)                                                   # no second replay run
+    once = {**stats, "replay2_graphs_per_call": [0, 0]}
+    assert judge_recompiles(once) == [] and "second replay compiled nothing" in recompile_notes(once)[0]
+
+
 def test_replay_reasons_are_captured_per_call():
     obs, verdicts = check(case(mul_relu(), "fuzzcomp.planted:forget_graphs"), ExecOptions(ladder=False))
     assert "replay_reasons" in obs.stats and len(obs.stats["replay_reasons"]) == 2

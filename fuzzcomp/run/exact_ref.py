@@ -9,7 +9,11 @@ of correctly rounded float64 steps, and returns the ops whose kernel is off by m
 rounding. ``exact_reference(device)`` is a context manager under which those ops, called on
 float64 tensors, run as their composite. Only the fp64 reference run uses it, so eager and the
 compiled runs are untouched; where torch's kernel is exact nothing is swapped, and a kernel
-fixed in a later torch drops out of the list by itself.
+fixed in a later torch drops out of the list by itself. A creation op is probed and swapped
+the same way (``CREATION``): eager's float64 ``linspace`` fuses a multiply-add, so the grid
+point the arithmetic puts at zero comes out as 2.8e-17; a weight built from it then turns an
+``inf`` input into ``inf`` where the exact zero (and compiled's decomposition) gives ``nan``
+(CPU 1509's ``F.linear`` finding: eager's rounding at a discontinuity, not a compiler bug).
 """
 from __future__ import annotations
 
@@ -49,6 +53,26 @@ SUSPECTS = {
 _FUNCS = {f: name for name, (funcs, _c) in SUSPECTS.items() for f in funcs}
 
 
+def _linspace(start, end, steps, **kw):
+    """``linspace`` as torch's reference does it, one rounding per step (no fused multiply-add):
+    from the start for the first half, from the end for the second, so a symmetric grid's middle
+    point is exactly zero."""
+    i = torch.arange(steps, dtype=torch.float64, device=kw.get("device"))
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    return torch.where(i < steps / 2, start + step * i, end - step * (steps - 1 - i))
+
+
+#: creation ops: name -> (the function, its composite on Python-number arguments)
+CREATION = {"linspace": (torch.linspace, _linspace)}
+_GRIDS = ((-0.5, 0.5, 7), (-1.0, 1.0, 63), (-0.5, 0.5, 35), (-1.0, 1.0, 5))
+
+
+def _probe_creation(name: str, device: str) -> bool:
+    func, composite = CREATION[name]
+    return any(not torch.equal(func(a, b, n, dtype=torch.float64, device=device),
+                               composite(a, b, n, dtype=torch.float64, device=device)) for a, b, n in _GRIDS)
+
+
 def _probe(name: str, device: str) -> bool:
     funcs, composite = SUSPECTS[name]
     x = torch.linspace(-2.9, 2.9, 59, dtype=torch.float64, device=device)
@@ -63,9 +87,9 @@ def _probe(name: str, device: str) -> bool:
 def imprecise(device: str) -> frozenset[str]:
     """The ops of ``SUSPECTS`` whose eager float64 kernel on ``device`` is not float64-accurate."""
     out = set()
-    for name in SUSPECTS:
+    for name in list(SUSPECTS) + list(CREATION):
         try:
-            if _probe(name, device):
+            if (_probe(name, device) if name in SUSPECTS else _probe_creation(name, device)):
                 out.add(name)
         except Exception:  # an op or device torch lacks here: nothing to stand in for
             pass
@@ -79,6 +103,10 @@ class _StandIn(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if func is torch.linspace and "linspace" in self.names and kwargs.get("dtype") == torch.float64 \
+                and len(args) == 3 and all(isinstance(a, (int, float)) for a in args) \
+                and set(kwargs) <= {"dtype", "device"}:
+            return _linspace(*args, **kwargs)
         name = _FUNCS.get(func)
         x = args[0] if args else kwargs.get("input")
         if name in self.names and isinstance(x, torch.Tensor) and x.dtype == torch.float64:

@@ -377,6 +377,14 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
                 before = now
             stats["replay_graphs_per_call"] = replay
             stats["replay_reasons"] = reasons
+            if any(replay):  # compiled again: does it settle, or compile on every replay?
+                again = []
+                for call in case.calls:
+                    runner.run(compiled, call, phase="run")
+                    now = _graph_count()
+                    again.append(now - before)
+                    before = now
+                stats["replay2_graphs_per_call"] = again
             stats["compile_events"] = sum(1 for g in stats["graphs_per_call"] if g > 0)
             stats["max_compile_events"] = max_compile_events(case)
     stats["captured_ops"] = _captured_calls() - captured0

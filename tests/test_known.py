@@ -925,7 +925,48 @@ CPU_1508_EXPECTED = {  # judged 2026-12-05: 20 of the campaign's 24 known labels
 }
 
 
+CPU_1509_EXPECTED = {  # judged 2026-12-05: 17 of the campaign's 23 known labels right; 4 fixed since
+    "aliasing-inductor-48c25e93": "split-outputs-not-views",
+    "compile-crash-autograd-1a159fcc": "expand-view-before-transpose-grad",
+    "compile-crash-autograd-423528e1": "aliased-inputs-symint-untracked",
+    "compile-crash-autograd-a1e0c655": "cond-aliased-operands-false-alarm",
+    "compile-crash-inductor-5b1d01dc": "index-propagation-nan-not-comparable",
+    "compile-crash-inductor-a823cd96": "cpp-outer-loop-mutation-buffer",
+    # the campaign said split-outputs-not-views: the chunk is internal, the caller writes the input
+    "error-parity-inductor-fffe3b13": "inductor-saved-input-view-version-counter-lost",
+    "gradient-autograd-3f28e33c": "remat-reads-mutated-input",
+    "gradient-inductor-82cb2b49": "amin-amax-backward-mask",
+    "mutation-autograd-7c72f0d3": "grad-mode-set-inside",
+    "mutation-autograd-c9cd7d6e": "deterministic-set-inside",
+    "mutation-autograd-d042478a": "default-dtype-set-inside",
+    "numeric-autograd-a0248726": "synthetic-base-output-view-regenerated",  # said the transposed dynamic write
+    "numeric-autograd-bc30ab89": "synthetic-base-offset-alias-output-view",
+    "numeric-decomposition-7676e99d": None,  # a harness false positive then (eager's linspace), silent now
+    "numeric-inductor-5146ba76": "cpu-vectorized-remainder-inf-divisor",
+    "numeric-inductor-bdb6d15c": "expm1-cpu-exp-minus-one",
+    "recompile-capture-4f3b4e47": None,  # a harness false positive then (a one-off replay compile), a note now
+    "runtime-crash-autograd-74a3b53f": "synthetic-base-offset-alias-output-view",  # said inplace-view-op
+    "runtime-crash-autograd-b6f5cb5d": "aliased-inputs-symbol-without-source",
+    "runtime-crash-autograd-beb5f8ae": "aliased-inputs-symbol-without-source",
+    "runtime-crash-autograd-fce918e4": "synthetic-base-offset-alias-output-view",  # 4 of its 8 (3 transposed, 1 new)
+    "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+}
+#: buckets whose one identity holds several root causes: the version-counter message loses
+#: "output N of CompiledFunction", which tells them apart; the tool is still wrong on these
+CPU_1509_MIXED = {
+    "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",  # 6 of 6 (listed under mincut)
+    "runtime-crash-inductor-cba82c1c": "inductor-clone-output-is-saved-tensor",  # listed under inplace-into-nograd
+}
+
+
+@pytest.mark.xfail(strict=True, reason="mixed buckets: the message normaliser merges two root causes")
+def test_the_mixed_version_counter_buckets_of_1509_get_their_root_cause():
+    got = _pinned("cpu_campaign_1509_buckets.json", "2.13.0+cpu")
+    assert {s: (got[s][1].bug.id if got[s][1] else None) for s in CPU_1509_MIXED} == CPU_1509_MIXED
+
+
 @pytest.mark.parametrize("name, torch_version, expected", [
+    ("cpu_campaign_1509_buckets.json", "2.13.0+cpu", CPU_1509_EXPECTED),
     ("cpu_campaign_1508_buckets.json", "2.13.0+cpu", CPU_1508_EXPECTED),
     ("cpu_campaign_1507_buckets.json", "2.13.0+cpu", CPU_1507_EXPECTED),
     ("cpu_campaign_1506_buckets.json", "2.13.0+cpu", CPU_1506_EXPECTED),
@@ -939,7 +980,8 @@ CPU_1508_EXPECTED = {  # judged 2026-12-05: 20 of the campaign's 24 known labels
     ("cpu_campaign_1501_buckets.json", "2.13.0+cpu", CPU_1501_EXPECTED)])
 def test_every_bucket_of_the_judged_campaigns_gets_the_entry_a_maintainer_gave_it(name, torch_version, expected):
     got = _pinned(name, torch_version)
-    assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items()} == expected
+    mixed = CPU_1509_MIXED if name == "cpu_campaign_1509_buckets.json" else {}
+    assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items() if s not in mixed} == expected
 
 
 def test_a_changed_torch_global_is_settled_by_its_signature():

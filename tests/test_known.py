@@ -259,7 +259,7 @@ H200_1304_EXPECTED = {
     "runtime-crash-capture-4549d0d8": "fake-view-of-mutated-requires-grad",
     "runtime-crash-capture-c70825c7": None,
     "runtime-crash-capture-cc2f6255": None,
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",  # re-judged on H200 seed 1502: the partitioner saves an output the caller writes
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",  # re-judged on H200 seed 1502: the partitioner saves an output the caller writes
     "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
     "runtime-crash-inductor-f28d9968": "aliased-inputs-symbol-without-source",
 }
@@ -311,7 +311,7 @@ H200_1308_EXPECTED = {
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-capture-4549d0d8": "fake-view-of-mutated-requires-grad",
     "runtime-crash-capture-cc2f6255": None,
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",  # re-judged on H200 seed 1502: the partitioner saves an output the caller writes
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",  # re-judged on H200 seed 1502: the partitioner saves an output the caller writes
     "runtime-crash-inductor-6ed1a04a": "cond-output-padded-stride",
     "runtime-crash-inductor-f28d9968": "aliased-inputs-symbol-without-source",
 }
@@ -648,7 +648,7 @@ CPU_1501_EXPECTED = {
     "mutation-autograd-d042478a": "default-dtype-set-inside",
     "numeric-inductor-cb95ce08": "expm1-cpu-exp-minus-one",
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",  # the campaign said inplace-into-nograd-input: wrong
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",  # the campaign said inplace-into-nograd-input: wrong
     "runtime-crash-inductor-06789080": "default-dtype-set-inside",
     "runtime-crash-inductor-c8f2b3e0": "cond-scatter-add-grad",
     "segfault-unknown-63223b74": None,  # a note: not reproduced in a fresh process
@@ -680,7 +680,7 @@ H200_1502_EXPECTED = {
     "recompile-capture-51806c6c": "resume-stack-bound-method-id-guard",  # new then: a signature form the rule missed
     "runtime-crash-autograd-b6f5cb5d": "aliased-inputs-symbol-without-source",
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",  # new then, filed in the registry after judging
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",  # new then, filed in the registry after judging
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
     "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
     "runtime-crash-inductor-f28d9968": "aliased-inputs-symbol-without-source",
@@ -735,7 +735,7 @@ H200_1503_EXPECTED = {
     "recompile-capture-807c83fe": "resume-stack-bound-method-id-guard",
     "recompile-capture-b70eed7b": "resume-stack-bound-method-id-guard",
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
     "runtime-crash-inductor-f28d9968": "aliased-inputs-symbol-without-source",
 }
@@ -780,7 +780,7 @@ H200_1504_EXPECTED = {
     "runtime-crash-autograd-fce918e4": "synthetic-base-output-view-regenerated",
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-capture-4549d0d8": "fake-view-of-mutated-requires-grad",
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
     "runtime-crash-inductor-1a5f24a2": "aliased-inputs-replaced-symint-unbound",  # new then: true, not reported (CPU 1504 too)
     "runtime-crash-inductor-6ed1a04a": "cond-output-padded-stride",
     "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
@@ -821,7 +821,7 @@ CPU_1505_EXPECTED = {
     # no aliased input and no in-place view op among its ops: neither entry's bug (CPU 1508 judge narrowed the rule)
     "runtime-crash-autograd-74a3b53f": None,
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
     "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
 }
@@ -851,7 +851,7 @@ CPU_1506_EXPECTED = {
     "runtime-crash-autograd-fce918e4": None,
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-capture-2151769e": None,
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
     "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
 }
@@ -887,7 +887,7 @@ CPU_1507_EXPECTED = {
     "runtime-crash-autograd-fce918e4": "synthetic-base-output-view-regenerated",  # transposed alias written
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-capture-4549d0d8": "fake-view-of-mutated-requires-grad",
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
 }
 
 
@@ -916,9 +916,9 @@ CPU_1508_EXPECTED = {  # judged 2026-12-05: 20 of the campaign's 24 known labels
     "runtime-crash-autograd-fce918e4": "synthetic-base-output-view-regenerated",
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-capture-4549d0d8": "fake-view-of-mutated-requires-grad",
-    # a mixed bucket: 1 of its 3 findings is this entry, 2 are remat-reads-mutated-input's crash
-    # form; the message normaliser drops "output N of CompiledFunction", which tells them apart
-    "runtime-crash-decomposition-ad54c0fe": "mincut-saves-output-mutated-by-caller",
+    # was mixed: 1 of its 3 findings (6432381113, "output 2 of CompiledFunction") is mincut, which
+    # the normaliser now keeps apart; the pinned finding (6432403115) is remat's crash form
+    "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",
     "runtime-crash-inductor-910c49b2": "maxpool-dilation-unbatched-oob",
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
     "runtime-crash-inductor-f47aa19f": "cond-output-inplace-transposed-stride",
@@ -950,21 +950,11 @@ CPU_1509_EXPECTED = {  # judged 2026-12-05: 17 of the campaign's 23 known labels
     "runtime-crash-autograd-beb5f8ae": "aliased-inputs-symbol-without-source",
     "runtime-crash-autograd-fce918e4": "synthetic-base-offset-alias-output-view",  # 4 of its 8 (3 transposed, 1 new)
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+    # both were labelled by a bucket their message shared with another root cause; the message
+    # normaliser now keeps "output N of CompiledFunction" (as ", a graph output,")
+    "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",  # 6 of 6 (listed under mincut then)
+    "runtime-crash-inductor-9a4f347a": "inductor-clone-output-is-saved-tensor",  # was cba82c1c
 }
-#: buckets whose one identity holds several root causes: the version-counter message loses
-#: "output N of CompiledFunction", which tells them apart; the tool is still wrong on these
-CPU_1509_MIXED = {
-    "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",  # 6 of 6 (listed under mincut)
-    "runtime-crash-inductor-cba82c1c": "inductor-clone-output-is-saved-tensor",  # listed under inplace-into-nograd
-}
-
-
-@pytest.mark.xfail(strict=True, reason="mixed buckets: the message normaliser merges two root causes")
-def test_the_mixed_version_counter_buckets_of_1509_get_their_root_cause():
-    got = _pinned("cpu_campaign_1509_buckets.json", "2.13.0+cpu")
-    assert {s: (got[s][1].bug.id if got[s][1] else None) for s in CPU_1509_MIXED} == CPU_1509_MIXED
-
-
 @pytest.mark.parametrize("name, torch_version, expected", [
     ("cpu_campaign_1509_buckets.json", "2.13.0+cpu", CPU_1509_EXPECTED),
     ("cpu_campaign_1508_buckets.json", "2.13.0+cpu", CPU_1508_EXPECTED),
@@ -980,8 +970,7 @@ def test_the_mixed_version_counter_buckets_of_1509_get_their_root_cause():
     ("cpu_campaign_1501_buckets.json", "2.13.0+cpu", CPU_1501_EXPECTED)])
 def test_every_bucket_of_the_judged_campaigns_gets_the_entry_a_maintainer_gave_it(name, torch_version, expected):
     got = _pinned(name, torch_version)
-    mixed = CPU_1509_MIXED if name == "cpu_campaign_1509_buckets.json" else {}
-    assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items() if s not in mixed} == expected
+    assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items()} == expected
 
 
 def test_a_changed_torch_global_is_settled_by_its_signature():

@@ -105,6 +105,13 @@ def test_version_counter_failure_is_one_bucket_whichever_op_made_the_tensor():
                         "torch::autograd::CopyBackwards, is at version 2; expected version 1 instead.")
     c = error_signature("RuntimeError", "element 0 of tensors does not require grad and does not have a grad_fn")
     assert a == b == d != c
+    # an output of the compiled graph is another cause (the partitioner saved an output the caller
+    # wrote): CPU 1508 and 1509 had it in one bucket with an input rematerialised after its write
+    e = error_signature("RuntimeError", head + "[torch.FloatTensor [9, 9]], which is output 2 of CompiledFunction, "
+                        "is at version 1; expected version 0 instead. Hint: enable anomaly detection")
+    f = error_signature("RuntimeError", head + "[torch.FloatTensor [3]], which is output 0 of CompiledFunctionBackward, "
+                        "is at version 2; expected version 1 instead.")
+    assert e == f != a and e.endswith("a graph output")
 
 
 class LoweringException(Exception):

@@ -152,6 +152,20 @@ def coarse_eps(case: Case, cast_eps: float | None = None) -> float:
     return max(eps + [cast_floor_eps(case) if cast_eps is None else cast_eps])
 
 
+def mixed_precision_eps(case: Case) -> float:
+    """The epsilon of the coarsest float tensor of a program that also computes in float64 (a
+    float64 tensor, or a float64 cast), else 0.0: type promotion carries that tensor's rounding into
+    float64 values, so a float64 output is no finer than it (CPU 1510: the float32 mean of l1_loss,
+    then minimum with a float64 input; eager's and compiled's float32 sums were 0.05 and 0.4 ulp
+    off, and float64's floor called the second a bug). ``value_floors`` keeps float64's floor for
+    the outputs no coarser value reaches."""
+    eps = {torch.finfo(getattr(torch, t.dtype)).eps for t in _tensor_types(case) if t.is_float}
+    src = emit(case.program)
+    has64 = torch.finfo(torch.float64).eps in eps or "float64" in src or ".double()" in src
+    coarse = max(eps, default=0.0)
+    return coarse if has64 and coarse > torch.finfo(torch.float64).eps else 0.0
+
+
 def cast_floor_eps(case: Case) -> float:
     """The epsilon of the coarsest float type the program itself casts to (explicit casts,
     dtype arguments, autocast regions): the fp64 run stays that coarse there, so the fp64

@@ -44,7 +44,7 @@ from fuzzcomp.base.backends import resolve_backend
 from fuzzcomp.run.call_extras import caller_induced, dynamo_config, reach_stats
 from fuzzcomp.run.value_floors import output_floor_eps
 # the tables and floors of a case, re-exported: the executor's callers read them from here too
-from fuzzcomp.run.case_tables import (REDUCING_FAMILIES, _tensor_types, call_entry, cast_floor_eps,  # noqa: F401
+from fuzzcomp.run.case_tables import (REDUCING_FAMILIES, _tensor_types, call_entry, cast_floor_eps, mixed_precision_eps,  # noqa: F401
                                       coarse_eps, input_specs, load_namespace, load_program, reduce_n,
                                       state_specs)
 from fuzzcomp.run.exact_ref import exact_reference
@@ -310,7 +310,7 @@ def observe(case: Case, eager_only: bool = False, options: ExecOptions = DEFAULT
     fn = namespace[case.program.name]
     grads = grad_inputs(case, options, namespace)
     runner = _Runner(case, options, grads, namespace)
-    floor_eps = cast_floor_eps(case)
+    floor_eps = max(cast_floor_eps(case), mixed_precision_eps(case))
     stats: dict = {"graphs_per_call": [], "grad_inputs": sorted(grads), "floor_eps": floor_eps,
                    "reduce_n": reduce_n(case, bool(grads)), "coarse_eps": coarse_eps(case, floor_eps),
                    "floor_eps_by_label": output_floor_eps(case, floor_eps)}

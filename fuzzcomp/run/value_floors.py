@@ -37,11 +37,12 @@ def _text_eps(text: str) -> float:
 
 
 def _type_eps(t) -> float:
-    """The precision a value of this type holds: half types their own, integers float32 (an op
-    promoting them takes the default float type in the fp64 run too)."""
+    """The precision a value of this type holds: half types and float32 their own, integers float32
+    (an op promoting them takes the default float type in the fp64 run too), float64 none (a
+    float32 value promoted into a float64 one keeps float32's rounding: ``mixed_precision_eps``)."""
     if t is None:
         return 0.0
-    return {"bfloat16": BF16, "float16": F16}.get(t.dtype, 0.0 if t.is_float else F32)
+    return {"bfloat16": BF16, "float16": F16, "float32": F32}.get(t.dtype, 0.0 if t.is_float else F32)
 
 
 def _body_eps(body) -> float:

@@ -23,7 +23,7 @@ import torch
 
 from fuzzcomp.generators.ir import Assign, Call, Case, CompileSpec, Input, Program, Ref, TensorType
 from fuzzcomp.judge.check import check
-from fuzzcomp.planted.faults import _perturb
+from fuzzcomp.planted.faults import perturb_results
 from fuzzcomp.run.execute import ExecOptions, configure_torch
 
 DTYPES = ("float32", "float16", "bfloat16", "float64")
@@ -37,7 +37,7 @@ class SCALED:
 
 for _k, _r in enumerate(LADDER):
     import operator
-    setattr(SCALED, f"r{_k}", staticmethod(_perturb({torch.add, operator.add, "add"}, 1.0 + _r)))
+    setattr(SCALED, f"r{_k}", staticmethod(perturb_results({torch.add, operator.add, "add"}, 1.0 + _r)))
 
 
 def _case(dtype: str, band: float, k: int, n_cases: int) -> Case:

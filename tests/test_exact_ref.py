@@ -8,6 +8,7 @@ error was taken for the truth. The reference run now swaps such kernels for exac
 import pytest
 import torch
 
+from fuzzcomp.planted.faults import perturb_results
 from fuzzcomp.run.exact_ref import CREATION, SUSPECTS, exact_reference, imprecise
 
 F = torch.nn.functional
@@ -72,15 +73,8 @@ def _hardsigmoid_gelu():
                    ("h",), ("s0",))
 
 
-def hardsigmoid_float32_slope(gm, example_inputs):
-    """A planted fault for the test below: float64 hardsigmoid outputs come back 1e-9 off."""
-    for node in list(gm.graph.nodes):
-        if node.op == "call_function" and node.target is F.hardsigmoid:
-            with gm.graph.inserting_after(node):
-                bumped = gm.graph.call_function(torch.mul, (node, 1 + 1e-9))
-            node.replace_all_uses_with(bumped, delete_user_cb=lambda user: user is not bumped)
-    gm.recompile()
-    return gm.forward
+#: a planted fault for the test below: float64 hardsigmoid outputs come back 1e-9 off
+hardsigmoid_float32_slope = perturb_results({F.hardsigmoid}, 1 + 1e-9)
 
 
 @pytest.mark.slow
@@ -116,15 +110,8 @@ def test_the_linspace_stand_in_puts_the_zero_point_at_zero_and_swaps_only_float6
     assert torch.equal(w32, torch.linspace(-0.5, 0.5, 7, dtype=torch.float32))  # not float64: eager's own
 
 
-def linear_output_off(gm, example_inputs):
-    """A planted fault for the test below: F.linear's outputs come back 1e-3 high."""
-    for node in list(gm.graph.nodes):
-        if node.op == "call_function" and node.target in (F.linear, torch._C._nn.linear):
-            with gm.graph.inserting_after(node):
-                bumped = gm.graph.call_function(torch.mul, (node, 1 + 1e-3))
-            node.replace_all_uses_with(bumped, delete_user_cb=lambda user: user is not bumped)
-    gm.recompile()
-    return gm.forward
+#: a planted fault for the test below: F.linear's outputs come back 1e-3 high
+linear_output_off = perturb_results({F.linear, torch._C._nn.linear}, 1 + 1e-3)
 
 
 @pytest.mark.slow

@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from fuzzcomp.findings.store import case_from_json
-from fuzzcomp.generators.ir import Input, TensorType
+from fuzzcomp.planted.faults import perturb_results
+from fuzzcomp.generators.ir import TensorType
 from fuzzcomp.run.case_tables import mixed_precision_eps
 from fuzzcomp.run.value_floors import output_floor_eps
 
@@ -51,15 +52,8 @@ def test_a_float64_output_no_float32_value_reaches_keeps_float64s_floor():
     assert got == {"output[1]": 0.0}
 
 
-def minimum_off(gm, example_inputs):
-    """A planted fault for the test below: torch.minimum's result comes back 1e-5 high."""
-    for node in list(gm.graph.nodes):
-        if node.op == "call_function" and node.target is torch.minimum:
-            with gm.graph.inserting_after(node):
-                bumped = gm.graph.call_function(torch.mul, (node, 1 + 1e-5))
-            node.replace_all_uses_with(bumped, delete_user_cb=lambda user: user is not bumped)
-    gm.recompile()
-    return gm.forward
+#: a planted fault for the test below: torch.minimum's result comes back 1e-5 high
+minimum_off = perturb_results({torch.minimum}, 1 + 1e-5)
 
 
 @pytest.mark.slow

@@ -20,7 +20,9 @@ def _is_float_node(node) -> bool:
     return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
 
 
-def _perturb(targets, scale: float):
+def perturb_results(targets, scale: float):
+    """A backend whose floating results of the ``targets`` ops come back times ``scale`` (the
+    graph is otherwise run as captured); tests plant their own faults with it too."""
     def backend(gm: torch.fx.GraphModule, example_inputs):
         for node in list(gm.graph.nodes):
             if node.op in ("call_function", "call_method") and node.target in targets \
@@ -35,9 +37,9 @@ def _perturb(targets, scale: float):
 
 
 #: Floating results of ``torch.add``/``+`` come back 0.1% too large.
-perturb_add = _perturb({torch.add, operator.add, operator.iadd, "add"}, 1.001)
+perturb_add = perturb_results({torch.add, operator.add, operator.iadd, "add"}, 1.001)
 #: Floating results of ``torch.mul``/``*`` come back 0.1% too large.
-perturb_mul = _perturb({torch.mul, operator.mul, "mul"}, 1.001)
+perturb_mul = perturb_results({torch.mul, operator.mul, "mul"}, 1.001)
 
 
 def drop_mutation_noncontiguous(gm: torch.fx.GraphModule, example_inputs):

@@ -64,6 +64,7 @@ def _linspace(start, end, steps, **kw):
 
 #: creation ops: name -> (the function, its composite on Python-number arguments)
 CREATION = {"linspace": (torch.linspace, _linspace)}
+_CREATORS = {f: name for name, (f, _c) in CREATION.items()}
 _GRIDS = ((-0.5, 0.5, 7), (-1.0, 1.0, 63), (-0.5, 0.5, 35), (-1.0, 1.0, 5))
 
 
@@ -103,10 +104,10 @@ class _StandIn(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is torch.linspace and "linspace" in self.names and kwargs.get("dtype") == torch.float64 \
-                and len(args) == 3 and all(isinstance(a, (int, float)) for a in args) \
-                and set(kwargs) <= {"dtype", "device"}:
-            return _linspace(*args, **kwargs)
+        made = _CREATORS.get(func)
+        if made in self.names and kwargs.get("dtype") == torch.float64 and set(kwargs) <= {"dtype", "device"} \
+                and len(args) == 3 and all(isinstance(a, (int, float)) for a in args):
+            return CREATION[made][1](*args, **kwargs)
         name = _FUNCS.get(func)
         x = args[0] if args else kwargs.get("input")
         if name in self.names and isinstance(x, torch.Tensor) and x.dtype == torch.float64:

@@ -367,24 +367,11 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
             stats["graphs_per_call"].append(now - before)
             before = now
         if options.replay and all(r.compiled.error is None for r in records):
-            replay, reasons = [], []
-            for call in case.calls:
-                seen = _guard_failure_lines()
-                runner.run(compiled, call, phase="run")
-                now = _graph_count()
-                replay.append(now - before)
-                reasons.append(_guard_failure_lines()[len(seen):] if now > before else [])
-                before = now
+            replay, reasons = _replay(runner, compiled, case.calls)
             stats["replay_graphs_per_call"] = replay
             stats["replay_reasons"] = reasons
             if any(replay):  # compiled again: does it settle, or compile on every replay?
-                again = []
-                for call in case.calls:
-                    runner.run(compiled, call, phase="run")
-                    now = _graph_count()
-                    again.append(now - before)
-                    before = now
-                stats["replay2_graphs_per_call"] = again
+                stats["replay2_graphs_per_call"] = _replay(runner, compiled, case.calls)[0]
             stats["compile_events"] = sum(1 for g in stats["graphs_per_call"] if g > 0)
             stats["max_compile_events"] = max_compile_events(case)
     stats["captured_ops"] = _captured_calls() - captured0
@@ -394,6 +381,19 @@ def _compiled_pass(fn, case, runner, records, stats, options) -> None:
     stats["strict_precision"] = options.strict_precision
     if clock is not None:
         stats["compile_s"] = clock.total
+
+
+def _replay(runner, compiled, calls) -> tuple[list[int], list[list[str]]]:
+    """The schedule run once more on the compiled function: the new graphs each call compiled,
+    and the guard failures that made them (none where it compiled nothing)."""
+    graphs, reasons = [], []
+    for call in calls:
+        seen, before = _guard_failure_lines(), _graph_count()
+        runner.run(compiled, call, phase="run")
+        now = _graph_count()
+        graphs.append(now - before)
+        reasons.append(_guard_failure_lines()[len(seen):] if now > before else [])
+    return graphs, reasons
 
 
 def compile_counts(case: Case, grad_names=(), options: ExecOptions = DEFAULT_OPTIONS) -> dict | None:

@@ -53,3 +53,33 @@ def test_known_buckets_of_one_root_cause_are_one_bug_in_the_headline():
     assert "x5 in 2 buckets" in text and "compile-crash-decomposition-ca0bb370" in text
     md = markdown(s)
     assert md.count("| index-fill-strided-copy |") == 1 and "2 bugs in 3 buckets" in md
+
+
+def test_a_bucket_whose_findings_have_different_root_causes_says_which_are_which(monkeypatch, tmp_path):
+    """H200 seed 1511's runtime-crash-autograd-fce918e4: one crash message, 6 findings of #198095's
+    offset-alias form and 4 of its transposed form; CPU 1510's compile-crash-capture-22bba8fc: one
+    wrapper message, two unrelated root causes. Each finding is asked of the registry on its own
+    program: the bucket shows the split, and a finding no entry claims is named, not hidden."""
+    from types import SimpleNamespace
+
+    from fuzzcomp.report import headline
+    owner = {"f0": "A", "f1": "B", "f2": "A", "f3": None, "g0": "A", "g1": "A"}
+    monkeypatch.setattr(headline, "claim", lambda key, case, tv=None: None if owner[case] is None else
+                        SimpleNamespace(how="rule", id=owner[case]))
+    monkeypatch.setattr(headline, "label", lambda m: {"id": m.id, "advice": "open"} if m else False)
+    monkeypatch.setattr(headline, "settled", lambda m: True)
+    store = SimpleNamespace(status=lambda f: {}, path=lambda f, name: tmp_path / f / name)
+    buckets = {"runtime-crash-autograd-1": {**_b("compile-crash", n=4), "findings": ["f0", "f1", "f2", "f3"]},
+               "runtime-crash-autograd-2": {**_b("compile-crash", n=2), "findings": ["g0", "g1"]}}
+    cases = {f: f for f in owner}
+    headline.annotate(store, buckets, cases, dict(cases), [], "2.13.0")
+    mixed, one = buckets["runtime-crash-autograd-1"], buckets["runtime-crash-autograd-2"]
+    assert mixed["known"]["id"] == "A" and one["known"]["id"] == "A"
+    assert mixed["known_split"] == [{"id": "A", "findings": ["f0", "f2"]}, {"id": "B", "findings": ["f1"]},
+                                    {"id": None, "findings": ["f3"]}]
+    assert "known_split" not in one
+    s = {"out": "/o", "buckets": buckets}
+    text = "\n".join(text_lines(s, {}))
+    assert "findings: 2 A, 1 B, 1 claimed by no entry (fuzzcomp show f3)" in text
+    assert text.count("findings: ") == 1
+    assert "1 claimed by no entry (fuzzcomp show f3)" in markdown(s)

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
-from fuzzcomp.report.headline import groups
+from fuzzcomp.report.headline import groups, split_text
 from fuzzcomp.report.summary import damage_lines
 from fuzzcomp.findings.store import write_atomic
 
@@ -33,7 +33,8 @@ def write_junit(s: dict, path: Path) -> None:
         for slug, b in items:
             repro = f"{s['out']}/{b['repro']}" if b.get("repro") else "not minimised yet"
             body = (f"{b['symptom']}/{b['stage']} x{len(b['findings'])} confirmed={b.get('confirmed')}\n"
-                    f"signature: {b.get('signature', '')}\nrepro: {repro}\n{b.get('detail') or ''}")
+                    f"signature: {b.get('signature', '')}\nrepro: {repro}\n{b.get('detail') or ''}"
+                    + (f"\n{split_text(b)}" if split_text(b) else ""))
             head = f'  <testcase classname="fuzzcomp.{group}.{escape(b["symptom"])}" name={quoteattr(slug)}>'
             known = b.get("known")
             if known:

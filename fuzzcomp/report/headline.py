@@ -87,11 +87,46 @@ def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_versio
             # a rule's claim on a silent finding whose label check never ran (the campaign ended
             # first): say so, a user may check it with `fuzzcomp minimize ID`
             b["known"] = dict(b["known"], unchecked=True)
+        split = _split(store, b, fid, b["known"], cases, keys, statuses, torch_version)
+        if split:
+            b["known_split"] = split
         b["severity"] = rank(b["symptom"])
         b["notes"] = _notes(b)
         b["minimise_s"] = round(sum(spent.get(f, 0.0) for f in b["findings"]), 1)
         by_group["known" if b["known"] else "new"] += b["minimise_s"]
     return {k: round(v, 1) for k, v in by_group.items()}
+
+
+def _split(store, b: dict, fid: str, known, cases: dict, keys: dict, statuses: list, torch_version) -> list:
+    """The labels of a bucket's findings, each asked of its own program (minimised where it was),
+    when they differ from the bucket's: [{"id": entry id or None (no entry claims it), "findings":
+    [ids]}], the bucket's own label first. One crash message can carry two root causes, or two
+    forms of one: a user sees which findings are which, and a finding no entry claims inside a
+    known bucket (a new bug behind a known message) is not hidden. [] when all agree."""
+    own = known["id"] if known else None
+    by: dict = {own: []}
+    for f, st in zip(b["findings"], statuses):
+        if f == fid:
+            lab = own
+        else:
+            worker = _worker_label(st)
+            m = claim(keys[f], _case_of(store, f, cases[f]), torch_version)
+            lab = (label(m) if worker is None or (m is not None and m.how == "bucket") else worker) or None
+            lab = lab["id"] if lab else None
+        by.setdefault(lab, []).append(f)
+    if len(by) == 1:
+        return []
+    return [{"id": k, "findings": v} for k, v in by.items()]
+
+
+def split_text(b: dict) -> str:
+    """'findings: 6 entry-a, 2 entry-b, 1 claimed by no entry (fuzzcomp show ID)', or ''."""
+    parts = []
+    for part in b.get("known_split") or ():
+        n = len(part["findings"])
+        parts.append(f"{n} {part['id']}" if part["id"] else
+                     f"{n} claimed by no entry (fuzzcomp show {part['findings'][0]})")
+    return "findings: " + ", ".join(parts) if parts else ""
 
 
 def group_of(b: dict) -> str:
@@ -148,6 +183,8 @@ def _known_lines(s: dict, items: list) -> list[str]:
         lines.append(f"      x{n} in {len(members)} bucket{'s' * (len(members) > 1)}  [not re-checked]{unchecked}")
         for slug, b in members:
             lines.append(f"      {slug}  {b['symptom']}/{b['stage']}  {b.get('signature', '')}"[:160])
+            if split_text(b):
+                lines.append(f"        {split_text(b)}")
         repro = next((b["repro"] for _, b in members if b.get("repro")), None)
         if repro:
             lines.append(f"      repro: {s['out']}/{repro}")
@@ -173,6 +210,8 @@ def text_lines(s: dict, status_text: dict) -> list[str]:
             lines.append(f"      {b.get('signature', '')}")
             if b.get("known"):
                 lines.append(f"      {_known_text(b['known'])}")
+            if split_text(b):
+                lines.append(f"      {split_text(b)}")
             for note in b.get("notes") or ():
                 lines.append(f"      note: {note}")
             if b.get("repro"):
@@ -197,6 +236,7 @@ def markdown(s: dict) -> str:
         for slug, b in items:
             k = b.get("known")
             nxt = _known_text(k) if k else "; ".join(b.get("notes") or []) or "file it upstream (report ready)"
+            nxt += f"; {split_text(b)}" if split_text(b) else ""
             rows.append(f"| `{slug}` | {b['symptom']} | {b['stage']} | {len(b['findings'])} | {b.get('status')} | "
                         f"{nxt.replace('|', '/')} | {('[repro](' + b['repro'] + ')') if b.get('repro') else '-'} | "
                         f"{('[report](' + b['report'] + ')') if b.get('report') else '-'} |")
@@ -209,7 +249,8 @@ def _known_markdown(items: list) -> str:
     rows = [f"### {TITLES['known']}: {len(entries)} bugs in {len(items)} buckets", "",
             "| known bug | next step | buckets (symptom/stage) | count | repro |", "|---|---|---|---|---|"]
     for k, members in entries:
-        buckets = ", ".join(f"`{slug}` ({b['symptom']}/{b['stage']})" for slug, b in members)
+        buckets = ", ".join(f"`{slug}` ({b['symptom']}/{b['stage']}"
+                            + (f"; {split_text(b)}" if split_text(b) else "") + ")" for slug, b in members)
         repro = next((b["repro"] for _, b in members if b.get("repro")), None)
         rows.append(f"| {k['id']} | {k.get('advice', '').replace('|', '/')} | {buckets} | "
                     f"{sum(len(b['findings']) for _, b in members)} | {('[repro](' + repro + ')') if repro else '-'} |")

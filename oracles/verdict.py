@@ -104,16 +104,23 @@ def error_signature(type_name: str, message: str) -> str:
     if m:
         type_name, message = m.group(1).split(".")[-1], m.group(2)
     parts = message.split(" | ")
-    text = parts[0]
+    text, keep = parts[0], 120
     if re.search(r"\bat \d+:\d+:$", text) and len(parts) > 1:  # Triton compile error: add its cause
         text = f"{text} {parts[1]}"
+    elif text.endswith("when making fake tensor call") and len(parts) > 1 and parts[1].startswith("got "):
+        # Dynamo's wrapper is one message for every error fake-tensor propagation meets (CPU 1510:
+        # a fake view replay and a cond's branch strides in one bucket): the wrapped error names
+        # the bug; the wrapper stays in front, so the registry's rules on it still read it
+        inner = re.match(r"got ([\w.]+)\((['\"])(.*?)(?:\2\))?$", parts[1].strip())
+        if inner:
+            text, keep = f"{text}: {inner.group(1).split('.')[-1]}: {inner.group(3)}", 120 + len(text)
     elif re.search(r"Error:\s*$", text):
         # an empty message says nothing of the bug: a lowering's target does (CPU 1506: one
         # bucket held the empty assertions of max_pool2d's backward and of invoke_subgraph)
         target = next((p.strip() for p in parts[1:] if p.strip().startswith("target:")), None)
         if target:
             text = f"{text.rstrip()} {target}"
-    return f"{type_name}: {normalise_message(text)[:120]}"
+    return f"{type_name}: {normalise_message(text)[:keep]}"
 
 
 def primary(verdicts: list[Verdict]) -> Verdict:

@@ -1136,3 +1136,28 @@ def test_ops_none_is_checked_like_the_other_globs(tmp_path):
     f = dict(symptom="numeric", stage="inductor", signature="output values", device="cpu")
     assert reg.match(_ident(ops=frozenset({"torch.cos"}), **f)).bug.id == "b"
     assert reg.match(_ident(ops=frozenset({"torch.cos", "input:alias"}), **f)) is None
+
+
+def test_the_wrapped_fake_tensor_error_picks_the_root_cause():
+    """Crash signatures carry the error Dynamo's fake-tensor wrapper wraps (oracles/verdict.py): the
+    shipped registry tells the cond crashes that one wrapper message held apart by it, and a bare
+    wrapper (bucketed before) keeps its older reading."""
+    from fuzzcomp.oracles import error_signature
+    from fuzzcomp.run.runtime import _error
+    reg = default_registry("2.13.0")
+
+    def who(inner: str, stage="capture", ops=("torch.cond", "torch.sin")):
+        wrapped = RuntimeError("RuntimeError when making fake tensor call\nExplanation: Dynamo failed to run FX node "
+                               f"with fake tensors: call_function cond(*(s4 > 17,), **{{}}): got RuntimeError({inner!r})")
+        sig = error_signature("TorchRuntimeError", _error(wrapped)[1]) if inner else \
+            "TorchRuntimeError: RuntimeError when making fake tensor call"
+        m = reg.match(Identity("s", "compile-crash", stage, sig, frozenset(ops), "cpu"))
+        return m and m.bug.id
+    stride = "It seems one of cond's output stride is not a simple accumulative multiplication of sizes. This could be"
+    order = "The sorted order of strides of the two branches' output doesn't match.this indicates the contiguousness"
+    assert who(stride) == "cond-output-stride-max"
+    assert who(order) == "cond-branch-stride-order-size-one-dims"
+    assert who(order, stage="autograd") == "cond-backward-zeros-like-stride-order"
+    assert who("") == "cond-output-stride-max"
+    assert who("Expected cond to be true, but got false.", ops=("Tensor.squeeze_", "Tensor.expand")) == \
+        "dynamo-fake-view-replay-after-inplace-view-op"

@@ -134,3 +134,29 @@ def test_an_empty_lowering_assertion_is_told_apart_by_its_target():
     # a message that says something keeps its own words, not the target
     said = error_signature("InductorError", "LoweringException: AssertionError: device is None | target: x")
     assert said == "InductorError: LoweringException: AssertionError: device is None"
+
+
+def _fake_call(target: str, args: str, inner: Exception) -> str:
+    """Dynamo's wrapper as torch words it (torch/_dynamo/utils.py, get_fake_value)."""
+    wrapped = RuntimeError("RuntimeError when making fake tensor call\n\nExplanation: Dynamo failed to run FX "
+                           f"node with fake tensors: call_function {target}(*({args},), **{{}}): got {inner!r}\n"
+                           "Hint: this is a Dynamo bug\n\nDeveloper debug context: ...")
+    return _msg(wrapped)
+
+
+def test_dynamos_fake_tensor_wrapper_is_told_apart_by_the_error_it_wraps():
+    """CPU 1510's compile-crash-capture-22bba8fc held two root causes under Dynamo's one wrapper
+    message (a fake view replay after an in-place view op; a cond's branch strides): the wrapped
+    error splits them, whatever the FX node's arguments, however long, and the registry's rules
+    that name the wrapper still read it."""
+    many = ", ".join(f"FakeTensor(..., size=(s{i}, 1, s7{i}, 1), requires_grad=True)" for i in range(12))
+    view = RuntimeError("Expected cond to be true, but got false. (Could this error message be improved?)")
+    cond = RuntimeError("The sorted order of strides of the two branches' output doesn't match.this indicates "
+                        "the output stride order of one branch is not consistent with the other")
+    a = error_signature("TorchRuntimeError", _fake_call("<built-in method clone>", "FakeTensor(...)", view))
+    b = error_signature("TorchRuntimeError", _fake_call("<built-in method clone>", many, view))
+    c = error_signature("TorchRuntimeError", _fake_call("cond", many, cond))
+    assert a == b and a != c
+    assert c.startswith("TorchRuntimeError: RuntimeError when making fake tensor call: RuntimeError: The sorted ")
+    assert "The sorted order of strides of the two branches' output doesn't match" in c
+    assert "Expected cond to be true" in a

@@ -308,6 +308,12 @@ def _error(e, stage=""):
     if carets and lines and lines[0].endswith(":") and " at " in f" {lines[0]}":
         # Triton's CompilationError: "at L:C:", source lines, "^", then the cause: cause first
         lines = lines[:1] + lines[carets[-1] + 1:] + lines[1:carets[-1]]
+    for i, ln in enumerate(lines[1:4], 1):
+        # Dynamo's fake-tensor wrapper names the real error last, after the FX node's arguments
+        # (a long list of FakeTensors): put it second, so the cut below keeps it
+        if "with fake tensors" in ln and "): got " in ln:
+            lines.insert(1, "got " + ln.split("): got ", 1)[1])
+            break
     msg = " | ".join(lines[:6])[:600]
     return (type(e).__name__, msg, stage + where)
 

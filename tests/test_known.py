@@ -121,7 +121,7 @@ H200_EXPECTED = {
     "compile-crash-autograd-d6316334": "cond-output-stride-max",
     "compile-crash-decomposition-853fd3f7": "index-fill-strided-copy",
     "compile-crash-decomposition-ca0bb370": "index-fill-strided-copy",
-    "compile-crash-inductor-64b7d0d5": "cond-transposed-grad-input-guard-source",
+    "compile-crash-inductor-64b7d0d5": None,  # a generic message: no program of the bucket has a cond (judge of H200 1511); the stored ops show no alias marker
     "compile-crash-inductor-a8e809f4": "cond-symbool-graph-input",
     "compile-crash-inductor-c5391d0d": "bool-view-uint8-iinfo",
     "compile-crash-inductor-cef6f5f1": "scatter-add-8bit-atomic",
@@ -234,7 +234,7 @@ H200_1304_EXPECTED = {
     "compile-crash-decomposition-ca0bb370": "index-fill-strided-copy",
     "compile-crash-inductor-1de55c3f": "aliased-inputs-mul-three-args",
     "compile-crash-inductor-62aa707d": "deterministic-set-inside",
-    "compile-crash-inductor-64b7d0d5": "cond-transposed-grad-input-guard-source",
+    "compile-crash-inductor-64b7d0d5": None,  # a generic message: no program of the bucket has a cond (judge of H200 1511); the stored ops show no alias marker
     "compile-crash-inductor-a8e809f4": "cond-symbool-graph-input",
     "compile-crash-inductor-c5391d0d": "bool-view-uint8-iinfo",
     "compile-crash-inductor-cef6f5f1": "scatter-add-8bit-atomic",
@@ -448,7 +448,7 @@ H200_1401_EXPECTED = {
     "compile-crash-decomposition-ca0bb370": "index-fill-strided-copy",
     "compile-crash-inductor-01b34ce1": "scan-sub32-bitcast",
     "compile-crash-inductor-1de55c3f": "aliased-inputs-mul-three-args",
-    "compile-crash-inductor-64b7d0d5": "cond-transposed-grad-input-guard-source",
+    "compile-crash-inductor-64b7d0d5": "aliased-inputs-symbol-without-source",  # a generic message: no program of the bucket has a cond (judge of H200 1511); the stored ops show an aliased input
     "compile-crash-inductor-a8e809f4": "cond-symbool-graph-input",
     "compile-crash-inductor-c5391d0d": "bool-view-uint8-iinfo",
     "compile-crash-inductor-cef6f5f1": "scatter-add-8bit-atomic",
@@ -466,7 +466,7 @@ H200_1401_EXPECTED = {
     "recompile-capture-807c83fe": "resume-stack-bound-method-id-guard",
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-inductor-7da4a448": "cpu-scalar-buffer-triton-pointer",
-    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
+    "runtime-crash-inductor-cba82c1c": None,  # a generic version-counter message, no longer a listed identity (judge of H200 1511); no rule reads these ops
     "runtime-crash-inductor-f28d9968": "aliased-inputs-symbol-without-source",
 }
 
@@ -610,7 +610,7 @@ H200_1501_EXPECTED = {
     "compile-crash-decomposition-853fd3f7": "index-fill-strided-copy",
     "compile-crash-decomposition-ca0bb370": "index-fill-strided-copy",
     "compile-crash-inductor-01b34ce1": "scan-sub32-bitcast",
-    "compile-crash-inductor-64b7d0d5": "cond-transposed-grad-input-guard-source",
+    "compile-crash-inductor-64b7d0d5": "aliased-inputs-symbol-without-source",  # a generic message: no program of the bucket has a cond (judge of H200 1511); the stored ops show an aliased input
     "compile-crash-inductor-a8e809f4": "cond-symbool-graph-input",
     "compile-crash-inductor-ba203b30": "default-dtype-set-inside",
     "compile-crash-inductor-c5391d0d": "bool-view-uint8-iinfo",
@@ -682,7 +682,7 @@ H200_1502_EXPECTED = {
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",  # new then, filed in the registry after judging
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
-    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
+    "runtime-crash-inductor-cba82c1c": "remat-reads-mutated-input",  # a generic version-counter message (judge of H200 1511): a written input saved for backward
     "runtime-crash-inductor-f28d9968": "aliased-inputs-symbol-without-source",
 }
 
@@ -720,7 +720,7 @@ H200_1503_EXPECTED = {
     "compile-crash-inductor-1de55c3f": "aliased-inputs-mul-three-args",
     "compile-crash-inductor-4653b561": "adaptive-avgpool-dynamic-window",
     "compile-crash-inductor-5b1d01dc": "index-propagation-nan-not-comparable",
-    "compile-crash-inductor-64b7d0d5": "cond-transposed-grad-input-guard-source",
+    "compile-crash-inductor-64b7d0d5": "aliased-inputs-symbol-without-source",  # a generic message: no program of the bucket has a cond (judge of H200 1511); the stored ops show an aliased input
     "compile-crash-inductor-a8e809f4": "cond-symbool-graph-input",
     "compile-crash-inductor-c5391d0d": "bool-view-uint8-iinfo",
     "compile-crash-inductor-ce75b5f9": "cond-symbool-graph-input",
@@ -756,7 +756,7 @@ H200_1504_EXPECTED = {
     "compile-crash-decomposition-ca0bb370": "index-fill-strided-copy",
     "compile-crash-inductor-070c6a93": "view-dtype-size-change-intermediate-stride",  # new then: #185515, fixed in 2.13
     "compile-crash-inductor-5b1d01dc": "index-propagation-nan-not-comparable",
-    "compile-crash-inductor-64b7d0d5": "cond-transposed-grad-input-guard-source",
+    "compile-crash-inductor-64b7d0d5": "aliased-inputs-symbol-without-source",  # a generic message: no program of the bucket has a cond (judge of H200 1511); the stored ops show an aliased input
     "compile-crash-inductor-a8e809f4": "cond-symbool-graph-input",
     "compile-crash-inductor-c5391d0d": "bool-view-uint8-iinfo",
     "compile-crash-inductor-ce75b5f9": "cond-symbool-graph-input",
@@ -786,7 +786,7 @@ H200_1504_EXPECTED = {
     "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
     "runtime-crash-inductor-1a5f24a2": "aliased-inputs-replaced-symint-unbound",  # new then: true, not reported (CPU 1504 too)
     "runtime-crash-inductor-6ed1a04a": "cond-output-padded-stride",
-    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
+    "runtime-crash-inductor-cba82c1c": "remat-reads-mutated-input",  # a generic version-counter message (judge of H200 1511): a written input saved for backward
 }
 
 
@@ -826,7 +826,7 @@ CPU_1505_EXPECTED = {
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
-    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
+    "runtime-crash-inductor-cba82c1c": None,  # a generic version-counter message, no longer a listed identity (judge of H200 1511); no rule reads these ops
 }
 
 
@@ -856,7 +856,7 @@ CPU_1506_EXPECTED = {
     "runtime-crash-capture-2151769e": None,
     "runtime-crash-decomposition-805c6859": "mincut-saves-output-mutated-by-caller",
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
-    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",
+    "runtime-crash-inductor-cba82c1c": "remat-reads-mutated-input",  # a generic version-counter message (judge of H200 1511): a written input saved for backward
 }
 
 
@@ -958,6 +958,49 @@ CPU_1509_EXPECTED = {  # judged 2026-12-05: 17 of the campaign's 23 known labels
     "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",  # 6 of 6 (listed under mincut then)
     "runtime-crash-inductor-9a4f347a": "inductor-clone-output-is-saved-tensor",  # was cba82c1c
 }
+H200_1511_EXPECTED = {  # judged 2026-12-05: 32 of the campaign's 35 known labels right; 3 of its 6 new were known
+    "aliasing-inductor-48c25e93": "split-outputs-not-views",
+    "aliasing-inductor-a9cbade6": "noop-removal-output-aliases-input",
+    "compile-crash-autograd-423528e1": "aliased-inputs-symint-untracked",
+    "compile-crash-autograd-62d49fa2": "cond-backward-zeros-like-stride-order",
+    "compile-crash-autograd-b54c7ed4": "mutated-input-backward-through-unused-history",  # a true new bug, not reported upstream
+    "compile-crash-autograd-bbb941ed": "synthetic-base-write-through-alias-then-base-leaf-inplace",  # a true new bug, not reported upstream
+    "compile-crash-autograd-ecae367b": "inference-alias-heap-bytes",
+    "compile-crash-decomposition-853fd3f7": "index-fill-strided-copy",
+    "compile-crash-decomposition-ca0bb370": "index-fill-strided-copy",
+    "compile-crash-inductor-070c6a93": "view-dtype-size-change-intermediate-stride",
+    "compile-crash-inductor-5b1d01dc": "index-propagation-nan-not-comparable",
+    "compile-crash-inductor-64b7d0d5": "aliased-inputs-symbol-without-source",  # said cond-transposed-grad-input-guard-source by its listed bucket (no cond in any program): retired
+    "compile-crash-inductor-a8e809f4": "cond-symbool-graph-input",
+    "compile-crash-inductor-c5391d0d": "bool-view-uint8-iinfo",
+    "compile-crash-inductor-ce0c3bb8": "maxpool2d-backward-unbatched-channels-last",
+    "compile-crash-inductor-cef6f5f1": "scatter-add-8bit-atomic",
+    "gradient-autograd-afa3c60b": "remat-reads-mutated-input",
+    "gradient-decomposition-5fce9701": "mincut-saves-output-mutated-by-caller",  # said new: the silent form (a rule added)
+    "gradient-inductor-0f5390b3": "amin-amax-backward-mask",
+    "gradient-inductor-3f96d62b": "amin-amax-backward-mask",
+    "gradient-inductor-c9fb221e": "amin-amax-backward-mask",
+    "mutation-autograd-7c72f0d3": "grad-mode-set-inside",
+    "mutation-autograd-c9cd7d6e": "deterministic-set-inside",
+    "mutation-autograd-d042478a": "default-dtype-set-inside",
+    "numeric-autograd-87d56393": "synthetic-base-output-view-regenerated",
+    "numeric-autograd-b3b271c6": "synthetic-base-output-view-regenerated",
+    "numeric-autograd-bc30ab89": "synthetic-base-offset-alias-output-view",
+    "numeric-cache-204b12a6": None,  # a harness false positive (compiled's own run-to-run variation, see the cache twin's control)
+    "numeric-inductor-2be2ec62": "cuda-triton-frem-remainder",
+    "numeric-inductor-899390ef": "synthetic-base-output-view-regenerated",  # said new: localised to inductor under dynamic shapes (the rule names that stage now)
+    "numeric-inductor-bdb6d15c": "copysign-negative-zero-cuda",
+    "recompile-capture-63ff3991": None,  # a performance note; its cause waits on a CUDA check
+    "recompile-capture-b8e0bf93": "resume-stack-bound-method-id-guard",
+    "runtime-crash-autograd-6fedd03f": "synthetic-base-output-view-regenerated",
+    "runtime-crash-autograd-74a3b53f": "synthetic-base-offset-alias-output-view",
+    "runtime-crash-autograd-fce918e4": "synthetic-base-offset-alias-output-view",  # 6 of 10 findings; 4 are the transposed form (known_split says so)
+    "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+    "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",
+    "runtime-crash-inductor-1a5f24a2": "aliased-inputs-replaced-symint-unbound",
+    "runtime-crash-inductor-cba82c1c": "inplace-into-nograd-input",  # 1 of 2 findings; the other is remat-reads-mutated-input's crash form
+    "runtime-crash-inductor-f28d9968": "aliased-inputs-symbol-without-source",
+}
 CPU_1510_EXPECTED = {  # judged 2026-12-05: 20 of the campaign's 23 known labels right, 3 wrong; 2 true new bugs
     "aliasing-inductor-48c25e93": "split-outputs-not-views",
     "compile-crash-autograd-0c418f3a": "aliased-inputs-symint-untracked",
@@ -992,6 +1035,7 @@ CPU_1510_EXPECTED = {  # judged 2026-12-05: 20 of the campaign's 23 known labels
 
 
 @pytest.mark.parametrize("name, torch_version, expected", [
+    ("h200_campaign_1511_buckets.json", "2.11.0+cu130", H200_1511_EXPECTED),
     ("cpu_campaign_1510_buckets.json", "2.13.0+cpu", CPU_1510_EXPECTED),
     ("cpu_campaign_1509_buckets.json", "2.13.0+cpu", CPU_1509_EXPECTED),
     ("cpu_campaign_1508_buckets.json", "2.13.0+cpu", CPU_1508_EXPECTED),

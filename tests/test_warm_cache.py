@@ -21,6 +21,7 @@ from fuzzcomp.generators import GenConfig, from_jsonable, generate, to_jsonable
 from fuzzcomp.generators.capabilities import has, table
 from fuzzcomp.generators.edges import EDGE_CAPABILITIES
 from fuzzcomp.generators.features import features
+from fuzzcomp.generators.ir import op_names
 from fuzzcomp.oracles import Verdict
 from fuzzcomp.oracles.observation import CallRecord
 from fuzzcomp.run.runtime import Outcome
@@ -94,22 +95,27 @@ def test_warm_only_verdicts_are_restaged_to_cache():
     assert v.detail.startswith("grad of input x0: y")  # the bucket's kind reads the detail's head
 
 
-def _checked(answer):
-    """``WarmCache.checked`` with a stand-in cold check and helper answer (nothing compiles)."""
+def _checked(answer, control=None):
+    """``WarmCache.checked`` with a stand-in cold check and helper answers (nothing compiles): the
+    warm run's, then (asked only for a twin) the control's, a fresh compile in that process."""
     from fuzzcomp.oracles import Observation
     from fuzzcomp.run.execute import ExecOptions
     w = warm_cache.WarmCache()
-    w._ask = lambda payload: answer
+    answers = iter([answer, control or ("done", [], [_out(torch.tensor([1.0, 2.0]))], {})])
+    w._ask = lambda payload: next(answers)
     obs = Observation("inductor", [_record(_out(torch.tensor([1.0, 2.0])))], {}, {})
-    return w.checked(lambda case, options: (obs, []), generate(3, WARM), ExecOptions())
+    case = next(c for c in (generate(s, WARM) for s in range(3, 60))  # no atomic-order op to leave alone
+                if not warm_cache.atomic_order("output[0]", torch.ones(1), op_names(c.program)))
+    return w.checked(lambda case, options: (obs, []), case, ExecOptions())
 
 
 def test_checked_judges_the_warm_answer_against_the_cold_run():
     obs, verdicts = _checked(("done", [], [_out(torch.tensor([1.0, 2.0]))], {"fxgraph_cache_hit": 1}))
     assert verdicts == [] and obs.stats["cache"]["helper"] == "ok"
     assert obs.stats["cache"]["warm"] == {"fxgraph_cache_hit": 1}
-    _obs, (v,) = _checked(("done", [], [_out(torch.tensor([1.0, 2.5]))], {}))
+    obs, (v,) = _checked(("done", [], [_out(torch.tensor([1.0, 2.5]))], {}))
     assert (v.stage, v.oracle) == ("cache", "cache-twin")
+    assert "cold compile's bits" in obs.stats["cache"]["twin_control"]
     # a warm process killed by a crash signal is a finding; one killed otherwise is only noted
     _obs, (v,) = _checked(("died", "the warm-cache helper died with exit code -11", -11))
     assert (v.symptom, v.stage) == ("segfault", "cache") and "SIGSEGV" in v.detail
@@ -192,3 +198,26 @@ def test_planted_cache_fault_flagged_and_inductor_silent(tmp_path):
     assert run.returncode == 1, run.stdout + run.stderr[-2000:]
     assert run.stdout.splitlines()[0].startswith("first (cold) process: compiled matches eager")
     assert run.stdout.splitlines()[-1].startswith("BUG: ")
+
+
+def test_a_twin_needs_its_control_and_leaves_atomic_float_sums_alone():
+    """H200 1511's two cache-twin findings, both false: a scatter_add_ with repeated indices (atomic
+    order, 1 ulp) and a TransformerEncoderLayer whose warm process computed other last bits than the
+    cold one. The twin stands only where a fresh compile in the warm process gives the cold bits."""
+    warm = ("done", [], [_out(torch.tensor([1.0, 2.5]))], {})
+    obs, verdicts = _checked(warm, control=warm)  # the process, not the cache
+    assert verdicts == [] and "not the cache's doing" in obs.stats["cache"]["twin_control"]
+    obs, verdicts = _checked(warm, control=("error", "RuntimeError: boom"))
+    assert verdicts == [] and obs.stats["cache"]["twin_control"].startswith("no answer")
+    # float values an atomic-add kernel may sum in another order: not compared by bits
+    cold = _out(torch.tensor([1.0, 2.0]), torch.tensor([3, 4]))
+    moved = _out(torch.tensor([1.0, 2.5]), torch.tensor([3, 4]))
+    assert warm_cache.twin_verdicts([_record(cold)], [moved], ["Tensor.scatter_add_", "torch.cos"]) == []
+    assert warm_cache.twin_verdicts([_record(cold)], [moved], ["Tensor.gather", "torch.cos"])  # forward gather: no atomics
+    int_moved = _out(torch.tensor([1.0, 2.0]), torch.tensor([3, 5]))
+    # integer sums are exact
+    (v,) = warm_cache.twin_verdicts([_record(cold)], [int_moved], ["Tensor.scatter_add_"])
+    assert v.label == "output[1]"
+    grad = Outcome([torch.tensor([1.0])], ["grad of input x0"], None)
+    grad_moved = Outcome([torch.tensor([1.5])], ["grad of input x0"], None)
+    assert warm_cache.twin_verdicts([_record(grad)], [grad_moved], ["Tensor.gather"]) == []  # its backward scatters

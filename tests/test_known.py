@@ -958,6 +958,45 @@ CPU_1509_EXPECTED = {  # judged 2026-12-05: 17 of the campaign's 23 known labels
     "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",  # 6 of 6 (listed under mincut then)
     "runtime-crash-inductor-9a4f347a": "inductor-clone-output-is-saved-tensor",  # was cba82c1c
 }
+CPU_1512_EXPECTED = {  # judged 2026-12-05: 24 of the campaign's 27 known labels right; 2 of its 4 new were known
+    "aliasing-autograd-4cb16207": "split-outputs-not-views",  # said new: the split form at stage autograd (a rule added)
+    "aliasing-inductor-48c25e93": "split-outputs-not-views",  # said aliased-input-write-output-requires-grad-lost (that rule names its stage now)
+    "compile-crash-autograd-423528e1": "aliased-inputs-symint-untracked",
+    "compile-crash-autograd-62d49fa2": "cond-backward-zeros-like-stride-order",
+    "compile-crash-capture-b478ffe6": "cond-output-stride-max",
+    "compile-crash-decomposition-3ada476f": "invoke-subgraph-gen-schema-out-overload-decomp",  # a true new bug, not reported upstream
+    "compile-crash-inductor-1de55c3f": "aliased-inputs-mul-three-args",
+    "compile-crash-inductor-af281b3f": "invoke-subgraph-fake-updater-size1-stride-args",  # a true new bug, not reported upstream
+    "compile-crash-inductor-ee158469": "cpp-small-int-sign-abs-minmax-type",  # said bool-uint8-alias-cpp by a bare 'C++ compile error' identity: a new root cause
+    "error-parity-inductor-8d05976d": "split-outputs-not-views",
+    "gradient-autograd-3f28e33c": "remat-reads-mutated-input",
+    "gradient-autograd-5a97cde9": "caller-write-output-view-of-saved-intermediate",
+    "gradient-inductor-9a02a9f6": "amin-amax-backward-mask",
+    "gradient-inductor-c9fb221e": "amin-amax-backward-mask",  # said new: max() of a bf16 square (a rule for full max/min added)
+    "mutation-autograd-32e450e6": "unfold-empty-window-inverse",
+    "mutation-autograd-c9cd7d6e": "deterministic-set-inside",
+    "mutation-autograd-d042478a": "default-dtype-set-inside",
+    "numeric-autograd-43206372": "synthetic-base-output-view-regenerated",
+    "numeric-autograd-7117ea2d": "synthetic-base-offset-alias-output-view",
+    "numeric-autograd-8edf381d": "synthetic-base-offset-alias-output-view",  # also holds inductor-any-uint8-returns-bool (output 3)
+    "numeric-autograd-bc30ab89": "synthetic-base-offset-alias-output-view",
+    "numeric-inductor-0ba0688d": "inductor-any-uint8-returns-bool",
+    "numeric-inductor-5146ba76": "cpu-vectorized-remainder-inf-divisor",
+    "numeric-inductor-bdb6d15c": "expm1-cpu-exp-minus-one",
+    "numeric-inductor-f8761747": "expm1-cpu-exp-minus-one",
+    "runtime-crash-autograd-b6f5cb5d": "aliased-inputs-symbol-without-source",
+    "runtime-crash-autograd-fce918e4": "synthetic-base-output-view-regenerated",
+    "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
+    "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",
+    "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
+    "runtime-crash-inductor-cba82c1c": "remat-reads-mutated-input",  # both findings; the registry still says inplace-into-nograd-input (STILL_WRONG)
+}
+# Labels the registry still gets wrong, with the one it gives: the table above keeps the right one,
+# so a fix fails the test until this list loses its row.
+STILL_WRONG = {
+    # the op its rule reads (add_) sits in a branch that never runs; needs markers of executed code
+    ("cpu_campaign_1512_buckets.json", "runtime-crash-inductor-cba82c1c"): "inplace-into-nograd-input",
+}
 H200_1511_EXPECTED = {  # judged 2026-12-05: 32 of the campaign's 35 known labels right; 3 of its 6 new were known
     "aliasing-inductor-48c25e93": "split-outputs-not-views",
     "aliasing-inductor-a9cbade6": "noop-removal-output-aliases-input",
@@ -1035,6 +1074,7 @@ CPU_1510_EXPECTED = {  # judged 2026-12-05: 20 of the campaign's 23 known labels
 
 
 @pytest.mark.parametrize("name, torch_version, expected", [
+    ("cpu_campaign_1512_buckets.json", "2.13.0+cpu", CPU_1512_EXPECTED),
     ("h200_campaign_1511_buckets.json", "2.11.0+cu130", H200_1511_EXPECTED),
     ("cpu_campaign_1510_buckets.json", "2.13.0+cpu", CPU_1510_EXPECTED),
     ("cpu_campaign_1509_buckets.json", "2.13.0+cpu", CPU_1509_EXPECTED),
@@ -1051,7 +1091,8 @@ CPU_1510_EXPECTED = {  # judged 2026-12-05: 20 of the campaign's 23 known labels
     ("cpu_campaign_1501_buckets.json", "2.13.0+cpu", CPU_1501_EXPECTED)])
 def test_every_bucket_of_the_judged_campaigns_gets_the_entry_a_maintainer_gave_it(name, torch_version, expected):
     got = _pinned(name, torch_version)
-    assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items()} == expected
+    want = {s: STILL_WRONG.get((name, s), right) for s, right in expected.items()}
+    assert {s: (m.bug.id if m else None) for s, (_r, m) in got.items()} == want
 
 
 def test_a_changed_torch_global_is_settled_by_its_signature():

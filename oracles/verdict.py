@@ -114,6 +114,10 @@ def error_signature(type_name: str, message: str) -> str:
         inner = re.match(r"got ([\w.]+)\((['\"])(.*?)(?:\2\))?$", parts[1].strip())
         if inner:
             text, keep = f"{text}: {inner.group(1).split('.')[-1]}: {inner.group(3)}", 120 + len(text)
+    elif text.endswith("C++ compile error") and len(parts) > 1 and parts[1].startswith("error: "):
+        # one message for every C++ compile failure (CPU 1512: an int8/int16 sign/abs min/max took
+        # the identity of a bool view's alias): the compiler's first error names the bug
+        text, keep = f"{text}: {parts[1]}", 120 + len(text)
     elif re.search(r"Error:\s*$", text):
         # an empty message says nothing of the bug: a lowering's target does (CPU 1506: one
         # bucket held the empty assertions of max_pool2d's backward and of invoke_subgraph)

@@ -160,3 +160,23 @@ def test_dynamos_fake_tensor_wrapper_is_told_apart_by_the_error_it_wraps():
     assert c.startswith("TorchRuntimeError: RuntimeError when making fake tensor call: RuntimeError: The sorted ")
     assert "The sorted order of strides of the two branches' output doesn't match" in c
     assert "Expected cond to be true" in a
+
+
+def _cpp_error(first_error: str, path: str) -> str:
+    """Inductor's C++ compile error as torch words it: the command, then the compiler's output."""
+    return _msg(RuntimeError(
+        f"C++ compile error\n\nCommand:\ng++ {path}/c2c6uc.main.cpp -D TORCH_INDUCTOR_CPP_WRAPPER -O3 -o {path}/c2c6uc.so\n\n"
+        f"Output:\n{path}/c2c6uc.main.cpp: In function 'void kernel(const int16_t*, int16_t*)':\n"
+        f"{path}/c2c6uc.main.cpp:21:48: error: {first_error}\n   21 |  auto tmp3 = max_propagate_nan(tmp1, tmp0);\n"))
+
+
+def test_cpp_compile_errors_are_told_apart_by_the_compilers_first_error():
+    """CPU 1512: a bare 'CppCompileError: C++ compile error' was one bucket for every C++ failure
+    (an int8/int16 sign/abs min/max took the identity of a bool view's alias bug)."""
+    a = error_signature("CppCompileError", _cpp_error("no matching function for call to "
+                                                      "'max_propagate_nan(int&, short int&)'", "/tmp/a/2c"))
+    b = error_signature("CppCompileError", _cpp_error("no matching function for call to "
+                                                      "'max_propagate_nan(int&, short int&)'", "/tmp/b/9f"))
+    c = error_signature("CppCompileError", _cpp_error("'bool_view' was not declared in this scope", "/tmp/a/2c"))
+    assert a == b and a != c
+    assert a.startswith("CppCompileError: C++ compile error: error: no matching function for call to 'max_propagate_nan")

@@ -314,6 +314,12 @@ def _error(e, stage=""):
         if "with fake tensors" in ln and "): got " in ln:
             lines.insert(1, "got " + ln.split("): got ", 1)[1])
             break
+    head = next((i for i, ln in enumerate(lines[:3]) if ln.endswith("C++ compile error")), None)
+    if head is not None:
+        # the compiler's first error comes after the command line and the source path: next
+        first = next((ln for ln in lines[head + 1:] if " error: " in ln), None)
+        if first:
+            lines.insert(head + 1, "error: " + first.split(" error: ", 1)[1])
     msg = " | ".join(lines[:6])[:600]
     return (type(e).__name__, msg, stage + where)
 

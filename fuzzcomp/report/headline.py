@@ -108,6 +108,8 @@ def _split(store, b: dict, fid: str, known, cases: dict, keys: dict, statuses: l
     for f, st in zip(b["findings"], statuses):
         if f == fid:
             lab = own
+        elif f not in cases or f not in keys:  # a finding whose file could not be read: not asked
+            continue
         else:
             worker = _worker_label(st)
             m = claim(keys[f], _case_of(store, f, cases[f]), torch_version)

@@ -34,7 +34,7 @@ def write_junit(s: dict, path: Path) -> None:
             repro = f"{s['out']}/{b['repro']}" if b.get("repro") else "not minimised yet"
             body = (f"{b['symptom']}/{b['stage']} x{len(b['findings'])} confirmed={b.get('confirmed')}\n"
                     f"signature: {b.get('signature', '')}\nrepro: {repro}\n{b.get('detail') or ''}"
-                    + (f"\n{split_text(b)}" if split_text(b) else ""))
+                    + (f"\n{split}" if (split := split_text(b)) else ""))
             head = f'  <testcase classname="fuzzcomp.{group}.{escape(b["symptom"])}" name={quoteattr(slug)}>'
             known = b.get("known")
             if known:

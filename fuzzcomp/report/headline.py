@@ -78,10 +78,9 @@ def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_versio
         fid = rep[1] if len(rep) > 2 else b["findings"][0]
         if fid not in cases:
             fid = b["findings"][0]
-        m = claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version)
         statuses = [store.status(f) or {} for f in b["findings"]]
-        settled_here = _worker_label(statuses[b["findings"].index(fid)])  # a listed bucket (`fuzzcomp link`) wins
-        b["known"] = label(m) if settled_here is None or (m is not None and m.how == "bucket") else settled_here
+        b["known"], m, settled_here = _finding_label(store, fid, cases, keys,
+                                                     statuses[b["findings"].index(fid)], torch_version)
         if b["known"] and settled_here is None and m is not None and not settled(m) \
                 and not any("label_check" in st or "minimize_s" in st for st in statuses):
             # a rule's claim on a silent finding whose label check never ran (the campaign ended
@@ -95,6 +94,16 @@ def annotate(store, buckets: dict, cases: dict, keys: dict, events, torch_versio
         b["minimise_s"] = round(sum(spent.get(f, 0.0) for f in b["findings"]), 1)
         by_group["known" if b["known"] else "new"] += b["minimise_s"]
     return {k: round(v, 1) for k, v in by_group.items()}
+
+
+def _finding_label(store, fid: str, cases: dict, keys: dict, status: dict, torch_version):
+    """(label, registry match, the label a run of it settled or None): the registry is asked of
+    the finding's own program (minimised where it was); a label its run settled (a knock-out's
+    refutation, a fix probe) stands, except against a listed bucket (`fuzzcomp link`)."""
+    m = claim(keys[fid], _case_of(store, fid, cases[fid]), torch_version)
+    settled_here = _worker_label(status)
+    return (label(m) if settled_here is None or (m is not None and m.how == "bucket") else settled_here), m, \
+        settled_here
 
 
 def _split(store, b: dict, fid: str, known, cases: dict, keys: dict, statuses: list, torch_version) -> list:
@@ -111,9 +120,7 @@ def _split(store, b: dict, fid: str, known, cases: dict, keys: dict, statuses: l
         elif f not in cases or f not in keys:  # a finding whose file could not be read: not asked
             continue
         else:
-            worker = _worker_label(st)
-            m = claim(keys[f], _case_of(store, f, cases[f]), torch_version)
-            lab = (label(m) if worker is None or (m is not None and m.how == "bucket") else worker) or None
+            lab = _finding_label(store, f, cases, keys, st, torch_version)[0]
             lab = lab["id"] if lab else None
         by.setdefault(lab, []).append(f)
     if len(by) == 1:
@@ -185,8 +192,8 @@ def _known_lines(s: dict, items: list) -> list[str]:
         lines.append(f"      x{n} in {len(members)} bucket{'s' * (len(members) > 1)}  [not re-checked]{unchecked}")
         for slug, b in members:
             lines.append(f"      {slug}  {b['symptom']}/{b['stage']}  {b.get('signature', '')}"[:160])
-            if split_text(b):
-                lines.append(f"        {split_text(b)}")
+            if split := split_text(b):
+                lines.append(f"        {split}")
         repro = next((b["repro"] for _, b in members if b.get("repro")), None)
         if repro:
             lines.append(f"      repro: {s['out']}/{repro}")
@@ -212,8 +219,8 @@ def text_lines(s: dict, status_text: dict) -> list[str]:
             lines.append(f"      {b.get('signature', '')}")
             if b.get("known"):
                 lines.append(f"      {_known_text(b['known'])}")
-            if split_text(b):
-                lines.append(f"      {split_text(b)}")
+            if split := split_text(b):
+                lines.append(f"      {split}")
             for note in b.get("notes") or ():
                 lines.append(f"      note: {note}")
             if b.get("repro"):
@@ -238,7 +245,7 @@ def markdown(s: dict) -> str:
         for slug, b in items:
             k = b.get("known")
             nxt = _known_text(k) if k else "; ".join(b.get("notes") or []) or "file it upstream (report ready)"
-            nxt += f"; {split_text(b)}" if split_text(b) else ""
+            nxt += f"; {split}" if (split := split_text(b)) else ""
             rows.append(f"| `{slug}` | {b['symptom']} | {b['stage']} | {len(b['findings'])} | {b.get('status')} | "
                         f"{nxt.replace('|', '/')} | {('[repro](' + b['repro'] + ')') if b.get('repro') else '-'} | "
                         f"{('[report](' + b['report'] + ')') if b.get('report') else '-'} |")
@@ -252,7 +259,7 @@ def _known_markdown(items: list) -> str:
             "| known bug | next step | buckets (symptom/stage) | count | repro |", "|---|---|---|---|---|"]
     for k, members in entries:
         buckets = ", ".join(f"`{slug}` ({b['symptom']}/{b['stage']}"
-                            + (f"; {split_text(b)}" if split_text(b) else "") + ")" for slug, b in members)
+                            + (f"; {split}" if (split := split_text(b)) else "") + ")" for slug, b in members)
         repro = next((b["repro"] for _, b in members if b.get("repro")), None)
         rows.append(f"| {k['id']} | {k.get('advice', '').replace('|', '/')} | {buckets} | "
                     f"{sum(len(b['findings']) for _, b in members)} | {('[repro](' + repro + ')') if repro else '-'} |")

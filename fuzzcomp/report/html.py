@@ -189,7 +189,7 @@ def render_html(store: Store, s: dict) -> str:
             k = b.get("known")
             nxt = (f'{_e(k["id"])}: ' + (f'<a href="{_e(k["issue"])}">{_e(k["issue"])}</a> ' if k.get("issue") else "")
                    + _e(k.get("advice", ""))) if k else _e("; ".join(b.get("notes") or []) or "file it upstream")
-            nxt += f"<br><small>{_e(split_text(b))}</small>" if split_text(b) else ""
+            nxt += f"<br><small>{_e(split)}</small>" if (split := split_text(b)) else ""
             rows.append(f"<tr><td><code>{_e(slug)}</code><br><small>{_e(b.get('signature', ''))}</small></td>"
                         f"<td>{_e(b.get('symptom'))}</td><td>{_e(_stage(b))}</td><td>{first_txt}</td>"
                         f"<td>{len(b['findings'])}</td><td>{conf}</td><td>{nxt}</td>"

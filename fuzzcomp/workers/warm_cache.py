@@ -261,6 +261,14 @@ class WarmCache:
                 continue
             return msg
 
+    def _warm_run(self, case, options, folder):
+        """The helper's answer for the case compiled on ``folder`` (no ladder, no culprit search);
+        ("error", why) when the helper cannot start: the cold verdicts stand."""
+        try:
+            return self._ask((case, replace(options, ladder=False, culprit=False), folder))
+        except Exception as e:
+            return ("error", f"{type(e).__name__}: {e}")
+
     def _controlled(self, twin, obs, case, options, shared, info):
         """The twin verdict stands only when a second cold compile in the warm process (an empty
         cache folder) gives the cold compile's bits: then the cache, not the process, moved them.
@@ -269,9 +277,7 @@ class WarmCache:
         v = twin[0]
         folder = case_folder(shared)
         try:
-            answer = self._ask((case, replace(options, ladder=False, culprit=False), folder))
-        except Exception as e:
-            answer = ("error", f"{type(e).__name__}: {e}")
+            answer = self._warm_run(case, options, folder)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         cold = obs.calls[v.call].compiled
@@ -296,10 +302,7 @@ class WarmCache:
             info = {"mode": "warm", "cold": cold_counts}
             if obs.eager_valid:
                 t0 = time.perf_counter()
-                try:
-                    answer = self._ask((case, replace(options, ladder=False, culprit=False), folder))
-                except Exception as e:  # the helper cannot start: the cold verdicts stand
-                    answer = ("error", f"{type(e).__name__}: {e}")
+                answer = self._warm_run(case, options, folder)
                 obs.timings["warm"] = time.perf_counter() - t0
                 if answer[0] == "done":
                     _, warm_verdicts, warm_outcomes, warm_counts = answer

@@ -989,14 +989,11 @@ CPU_1512_EXPECTED = {  # judged 2026-12-05: 24 of the campaign's 27 known labels
     "runtime-crash-autograd-fe10b5e3": "inplace-into-nograd-input",
     "runtime-crash-decomposition-ad54c0fe": "remat-reads-mutated-input",
     "runtime-crash-inductor-b29e83e7": "cond-output-inplace-transposed-stride",
-    "runtime-crash-inductor-cba82c1c": "remat-reads-mutated-input",  # both findings; the registry still says inplace-into-nograd-input (STILL_WRONG)
+    "runtime-crash-inductor-cba82c1c": "remat-reads-mutated-input",  # both findings: resume:written (said inplace-into-nograd-input by an add_ in a branch no call ran)
 }
 # Labels the registry still gets wrong, with the one it gives: the table above keeps the right one,
 # so a fix fails the test until this list loses its row.
-STILL_WRONG = {
-    # the op its rule reads (add_) sits in a branch that never runs; needs markers of executed code
-    ("cpu_campaign_1512_buckets.json", "runtime-crash-inductor-cba82c1c"): "inplace-into-nograd-input",
-}
+STILL_WRONG: dict = {}
 H200_1511_EXPECTED = {  # judged 2026-12-05: 32 of the campaign's 35 known labels right; 3 of its 6 new were known
     "aliasing-inductor-48c25e93": "split-outputs-not-views",
     "aliasing-inductor-a9cbade6": "noop-removal-output-aliases-input",

@@ -41,7 +41,7 @@ from fuzzcomp.render.repro import render_repro
 from fuzzcomp.render.shortrepro import HANG_S, is_short
 from fuzzcomp.findings.store import case_to_json, Store, write_atomic, write_json
 from fuzzcomp.base.repro_runner import last_line, run_repro_file
-from fuzzcomp.findings.known import Match, claim, default_registry, identity, label, settled
+from fuzzcomp.findings.known import Match, case_identity, claim, default_registry, label, settled
 from fuzzcomp.findings.triage import bucket_of, BucketKey, dedup_key
 from fuzzcomp.workers.worker import Worker
 
@@ -176,13 +176,16 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     if minimize and worker is not None and label_check and not late():
         # first the knock-outs: one probe per need of the rule instead of a minimisation
         t_label = time.monotonic()
-        verdict, n = knockout_check(worker, case, key, known, timeout_s, phase_limits, deadline)
+        verdict, n, proven = knockout_check(worker, case, key, known, timeout_s, phase_limits, deadline)
         took = round(time.monotonic() - t_label, 1)
         info["label_check"] = {"how": "knock-out", "says": verdict or "cannot tell", "probes": n,
                                "seconds": took}
         if verdict == "known":  # every need of the rule is necessary: the entry's bug, no minimisation
             minimize = False
             info.update(minimize_s=took, probes=n)
+            if proven.bug.id != known.bug.id:  # what was left once the claim's need went: another entry
+                info["known"] = label(proven)
+                info["label_check"]["moved_from"] = known.bug.id
         elif verdict == "new":  # the bug outlives a need of the rule: not that entry's bug
             info["known"], label_check, budget_s, refuted = False, False, full_budget_s, True
     if minimize and worker is not None and known is None and ":" not in case.compile.backend and not late():
@@ -354,32 +357,42 @@ def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False,
 
 
 def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s: float,
-                   phase_limits=(None, None), deadline: float | None = None) -> tuple[str | None, int]:
+                   phase_limits=(None, None), deadline: float | None = None,
+                   hop: bool = True) -> tuple[str | None, int, Match]:
     """A label check by necessity (``fuzzcomp.reduce.knockout``): the finding's program without
-    each need of the claiming rule, one probe per need. ("known", n): every knock-out runs clean
-    of the bucket; ("new", n): one still shows it, so the rule does not explain it; (None, n):
-    cannot tell (no need to knock out, a knock-out eager rejects, one that fails otherwise, one
-    whose surviving bucket another entry claims, or a contested claim whose rival entry's needs
-    are all necessary too), and the minimising label check decides."""
+    each need of the claiming rule, one probe per need. ("known", n, match): every knock-out runs
+    clean of the bucket, and ``match`` is the entry shown to be its bug; ("new", n, known): one
+    still shows it, so the rule does not explain it; (None, n, known): cannot tell (no need to
+    knock out, a knock-out eager rejects, one that fails otherwise, or a contested claim whose
+    rival entry's needs are all necessary too), and the minimising label check decides.
+
+    Where the bucket outlives a need and another entry claims what is left, that entry is
+    checked the same way on the whole program (``hop``, once): its needs all necessary, the
+    finding is that entry's bug (CPU 1512: an expm1 knocked out left amax's NaN gradient; a
+    20-second minimisation used to say what one more probe says)."""
     rule = known.rule or known.bug.rule
     needs = needs_of(rule.ops_all, rule.ops_any) if rule is not None else []
     cands = knockouts(case, needs) if rule is not None else None
     if not cands:
-        return None, 0
+        return None, 0, known
     n = 0
     for cand in cands:
         n += 1
         valid, keys, _ = probe_keys(worker, cand, timeout_s, phase_limits, deadline)
         if not valid:
-            return None, n
+            return None, n, known
         if key in keys:
             # the bucket outlives the need; but where another entry claims what is left, that
             # known bug can be what still shows (H200 seed 1504: copysign knocked out, neg's own
-            # zero-sign bug kept the bucket, and a registered bug was filed as new): cannot tell
+            # zero-sign bug kept the bucket, and a registered bug was filed as new)
             other = claim(key, cand)
             if other is not None and other.bug.id != known.bug.id:
-                return None, n
-            return "new", n
+                if not hop:
+                    return None, n, known
+                verdict, m, match = knockout_check(worker, case, key, Match(other.bug, "rule", rule=other.rule),
+                                                   timeout_s, phase_limits, deadline, hop=False)
+                return ("known", n + m, match) if verdict == "known" else (None, n + m, known)
+            return "new", n, known
     for rival_id in known.rivals:
         # a contested claim: a rival entry's needs must not all be necessary too (CPU 1506: a
         # remainder by -inf read a softshrink's output, and knocking out the softshrink lost the
@@ -387,8 +400,8 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
         kept, m = _rival_dispensable(worker, case, key, rival_id, needs, timeout_s, phase_limits, deadline)
         n += m
         if not kept:
-            return None, n
-    return "known", n
+            return None, n, known
+    return "known", n, known
 
 
 def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str, needs, timeout_s: float,
@@ -397,7 +410,7 @@ def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str
     shows the bucket: the rival's bug is not what shows. False: it cannot be told apart."""
     reg = default_registry()
     rival = reg.get(rival_id)
-    ident = identity(key, case.program, case.compile.device)
+    ident = case_identity(key, case)
     rule = next((r for r in rival.rules if r.holds(ident)), None) if rival is not None else None
     theirs = needs_of(rule.ops_all, rule.ops_any) if rule is not None else []
     if not theirs or set(theirs) <= set(needs):

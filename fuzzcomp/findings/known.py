@@ -31,6 +31,7 @@ from pathlib import Path
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected
 from fuzzcomp.findings.store import write_atomic
 from fuzzcomp.findings.triage import BucketKey, culprit_named, op_set
+from fuzzcomp.run.branches import taken_program
 from fuzzcomp.run.fix_probes import NAMES as FIX_PROBES, could_close
 
 REGISTRY_NAME = "known_bugs.json"
@@ -366,8 +367,9 @@ def _at_least(version: str, floor: str) -> bool:
 
 #: what a rule can name beside ops: ``input:alias`` (an input is a view of another input),
 #: ``input:expanded`` (a tensor input with stride 0: expanded from size 1), ``input:0d-float64``
-#: (a 0-dim float64 tensor input) and ``input:written`` (the function writes in place into an
-#: input, directly or through a view of it)
+#: (a 0-dim float64 tensor input), ``input:written`` (the function writes in place into an
+#: input, directly or through a view of it) and ``resume:written`` (it writes in place, after a
+#: graph break, a value computed before it: an input of the resume graph, ``resume_writes``)
 def input_markers(program) -> set[str]:
     out = {"input:alias"} if any(i.kind == "alias" for i in program.inputs) else set()
     if any(i.kind == "alias" and i.view.endswith("transposed") for i in program.inputs):
@@ -383,6 +385,8 @@ def input_markers(program) -> set[str]:
         out.add("input:special")
     if _writes_an_input(program):
         out.add("input:written")
+    if resume_writes(program):
+        out.add("resume:written")
     if any(getattr(h, "nested", False) for h in program.helpers):  # torch.compiler.nested_compile_region
         out.add("region:nested")
     return out
@@ -414,6 +418,34 @@ def input_writes(program) -> list:
     return out
 
 
+#: what Dynamo breaks the graph at in a statement (an ``if`` on data breaks it too)
+_BREAKS = (".item()", ".tolist()", "graph_break(", "print(")
+
+
+def resume_writes(program) -> list:
+    """The in-place statements of the main body that write a value the body computed before a
+    graph break (an ``if`` on tensor data, ``.item()``, ``.tolist()``, ``print``), or a view of
+    one, after that break: in the resume graph that value is a graph input written in place,
+    what ``resume:written`` names (CPU 1512's ``v5[::2].sin_()`` after a ``.item()``, the crash
+    form of remat-reads-mutated-input). Inputs and module state are ``input_writes``' business."""
+    from fuzzcomp.generators.ir import Assign, CallFn, CondOp, DataCond, If, Mutate, Ref, walk
+    views, graph_of, root, out, graph = _view_ops(), {}, {}, [], 0
+    for st in walk(program.body):
+        if isinstance(st, If) and isinstance(st.cond, DataCond):
+            graph += 1
+            continue
+        if isinstance(st, Assign) and st.op in views and any(isinstance(a, Ref) for a in st.args[:1]):
+            root[st.out] = root.get(st.args[0].name, st.args[0].name)
+        elif isinstance(st, (Assign, CallFn, CondOp)):
+            root.pop(st.out, None)
+            graph_of[st.out] = graph  # (re)bound in this graph
+        if isinstance(st, Mutate) and graph_of.get(root.get(st.target, st.target), graph) < graph:
+            out.append(st)
+        if isinstance(st, (Assign, Mutate)) and any(b in st.template for b in _BREAKS):
+            graph += 1
+    return out
+
+
 def _writes_an_input(program) -> bool:
     """Some in-place statement of the main body writes an input or a view of one (a root cause
     such as "backward recomputes a read of an input the forward overwrote" needs exactly that)."""
@@ -427,14 +459,21 @@ def identity(key: BucketKey, program, device: str) -> Identity:
                     frozenset(op_set(program) | input_markers(program)), device)
 
 
+def case_identity(key: BucketKey, case) -> Identity:
+    """``identity`` of the statements ``case``'s calls run (``taken_program``: a branch no call
+    takes is no part of what the compiler got wrong)."""
+    return identity(key, taken_program(case), case.compile.device)
+
+
 def claim(key: BucketKey, case, torch_version: str | None = None) -> Match | None:
-    """The registry entry that claims a finding of ``case``, None when it is new. The registry
+    """The registry entry that claims a finding of ``case``, None when it is new: asked of the
+    statements its calls run (``taken_program``: a branch no call takes is no part of it). The registry
     holds torch's bugs: a finding of a custom backend (``module:function``, a planted fault or
     the user's own) is never one of them, and one outside an entry's torch range is news.
     ``torch_version``: the torch the finding was made with (default: the running one)."""
     if ":" in case.compile.backend:
         return None
-    m = default_registry(torch_version).match(identity(key, case.program, case.compile.device))
+    m = default_registry(torch_version).match(case_identity(key, case))
     return None if m is None or m.regression else m
 
 

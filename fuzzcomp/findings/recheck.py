@@ -27,7 +27,7 @@ from pathlib import Path
 
 from fuzzcomp.base.exitcodes import BUG, CLEAN, HARNESS
 from fuzzcomp.base.repro_runner import run_repro_file
-from fuzzcomp.findings.known import agreement, default_registry, identity
+from fuzzcomp.findings.known import agreement, case_identity, default_registry
 from fuzzcomp.findings.store import StoreError, load_finding
 from fuzzcomp.findings.triage import BucketKey
 
@@ -96,8 +96,7 @@ def _registry_entry(d: Path):
         data = load_finding(d / "finding.json")
     except StoreError:
         return None
-    m = default_registry().match(identity(data["bucket_obj"], data["case_obj"].program,
-                                          data["case_obj"].compile.device))
+    m = default_registry().match(case_identity(data["bucket_obj"], data["case_obj"]))
     return m.bug if m is not None else None
 
 

@@ -6,7 +6,8 @@ names them) and returns one case per need: the original with every statement of 
 at any depth, whose op the need names knocked out (an assignment becomes a copy of its first
 tensor operand, ``out = a.clone()``, so names, regions and joins stay as they were; an in-place
 write is deleted), re-typed on meta tensors. ``input:written`` deletes the writes into inputs
-and their views, ``input:alias`` makes an aliased input a tensor of its own, ``input:expanded``
+and their views, ``resume:written`` the writes after a graph break into values computed before
+it, ``input:alias`` makes an aliased input a tensor of its own, ``input:expanded``
 makes expanded inputs contiguous; other markers are properties of the inputs the check cannot
 undo and are skipped. The result is None, meaning "cannot tell this way", when a named
 statement cannot go (it sits in a helper or a module's forward, or has no tensor operand), a
@@ -21,14 +22,15 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 
-from fuzzcomp.findings.known import input_writes
+from fuzzcomp.findings.known import input_writes, resume_writes
 from fuzzcomp.generators.ir import Assign, Case, Mutate, Ref, walk, walk_program
 from fuzzcomp.reduce.ir_edits import with_program
 from fuzzcomp.reduce.passes_structure import _map_bodies
 from fuzzcomp.reduce.typecheck import retype
 
 #: markers a knock-out can undo; the registry's other markers describe inputs it cannot change
-UNDOABLE = ("input:written", "input:alias", "input:expanded")
+UNDOABLE = ("input:written", "resume:written", "input:alias", "input:expanded")
+_WRITES = {"input:written": input_writes, "resume:written": resume_writes}
 
 
 def needs_of(ops_all, ops_any) -> list[tuple[str, ...]]:
@@ -81,8 +83,8 @@ def knock_out(case: Case, globs: tuple[str, ...]) -> Case | None:
                                                 if i.kind == "tensor" and i.layout == "expanded" else i
                                                 for i in p.inputs))
     else:
-        if globs == ("input:written",):
-            writes = input_writes(p)
+        if len(globs) == 1 and globs[0] in _WRITES:
+            writes = _WRITES[globs[0]](p)
             drop_a, drop_m = (lambda s: False), (lambda s: s in writes)
         else:
             drop_a = drop_m = (lambda s: _matches(s.op, globs))
@@ -93,7 +95,7 @@ def knock_out(case: Case, globs: tuple[str, ...]) -> Case | None:
             cand = _without(case, drop_a, drop_m)
         except _CannotGo:
             return None
-        left = input_writes(cand.program) if globs == ("input:written",) else [
+        left = _WRITES[globs[0]](cand.program) if len(globs) == 1 and globs[0] in _WRITES else [
             s for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate)) and _matches(s.op, globs)]
         if left:
             return None  # a named op survives (in a helper or a module's forward), or a write does

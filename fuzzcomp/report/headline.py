@@ -54,12 +54,15 @@ def _case_of(store, fid: str, fallback):
 
 def _worker_label(st: dict):
     """The label a run of the finding settled (its status): a knock-out that refuted its rule
-    (False), or an entry's fix probe that closed it (that entry); None: ask the registry."""
+    (False) or proved another entry's (that entry), or an entry's fix probe that closed it (that
+    entry); None: ask the registry."""
     check = st.get("label_check")
     if not isinstance(check, dict):
         return None
     if check.get("how") == "knock-out" and check.get("says") == "new":
         return False
+    if check.get("how") == "knock-out" and check.get("moved_from") and isinstance(st.get("known"), dict):
+        return st["known"]
     if check.get("how") == "fix probe" and check.get("says") == "known" and isinstance(st.get("known"), dict):
         return st["known"]
     return None

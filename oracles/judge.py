@@ -392,8 +392,21 @@ def _judge_values(backend: str, k: int, rec, strict: bool = False, floor_eps: fl
             continue  # float64: the CPU's eager agrees with compiled, the device's eager does not
         if status == "mismatch":
             oracle = "aliasing" if label.startswith("alias ") else "fp64-rule"
-            out.append(Verdict(_symptom(label), "unknown", oracle, f"{label}: {reason}", k, label))
+            out.append(Verdict(_symptom(label), "unknown", oracle, f"{label}: {reason}", k, label,
+                               _meta_signature(label, e.values[i], c.values[i])))
     return out
+
+
+def _meta_signature(label: str, eager, compiled) -> str:
+    """An output-metadata mismatch's bucket identity: eager's description whole, then only the
+    fields compiled changed (``alias meta of output tensor N: eager='requires_grad=True leaf=False
+    inference=False view=True' compiled: view=False``). Cut at 80 characters, the detail hid the
+    compiled side: a lost requires_grad and a lost view shared one bucket (CPU 1512 48c25e93)."""
+    if not label.startswith("alias meta") or not isinstance(eager, str) or not isinstance(compiled, str):
+        return ""
+    before = dict(p.split("=", 1) for p in eager.split() if "=" in p)
+    changed = [p for p in compiled.split() if "=" in p and before.get(p.split("=", 1)[0]) != p.split("=", 1)[1]]
+    return re.sub(r"\d+", "N", label) + f": eager='{eager}' compiled: " + (" ".join(changed) or "same fields")
 
 
 def _device_eager_is_the_outlier(rec, i: int, floor_eps: float, reduce_n: int) -> bool:

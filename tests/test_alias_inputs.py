@@ -50,3 +50,16 @@ def test_output_meta_of_a_split_view_whose_base_was_written_is_reported_not_rais
         a.is_leaf  # noqa: B018  (what output_meta used to read)
     (label, meta), = output_meta((a,), [])
     assert "leaf=invalid" in meta and label == "alias meta of output tensor 0"
+
+
+def test_an_output_metadata_signature_names_what_compiled_changed():
+    """Cut at 80 characters, the old signature ended inside eager's description: a lost
+    requires_grad and a lost view (CPU 1512 48c25e93) shared one bucket."""
+    from oracles.judge import _meta_signature
+    eager = "requires_grad=True leaf=False inference=False view=True"
+    label = "alias meta of output tensor 2"
+    view_lost = _meta_signature(label, eager, "requires_grad=True leaf=False inference=False view=False")
+    grad_lost = _meta_signature(label, eager, "requires_grad=False leaf=True inference=False view=True")
+    assert view_lost.endswith("compiled: view=False") and view_lost.startswith("alias meta of output tensor N: ")
+    assert grad_lost.endswith("compiled: requires_grad=False leaf=True")
+    assert _meta_signature("alias of output tensor 0", "fresh", "shares storage with x0") == ""

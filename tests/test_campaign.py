@@ -409,18 +409,20 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
         assert info["known"] is False and rig.checks == [1] and info["confirmed"] is True and probes == [1]
 
 
-@pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects", "stays-other-known"])
+@pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects", "stays-other-known", "other-explains"])
 def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monkeypatch, outcome):
     """A rule claims a silent finding on the ops of its whole program. The label check first runs
     the program without what the rule names (one probe per need): the bug gone, it is the entry's
     bug and nothing is minimised; the bug still there, the rule does not explain it, and it is
     minimised with the full budget and confirmed as new; a knock-out eager rejects cannot tell,
-    and the minimising label check decides."""
+    and the minimising label check decides. Where another entry claims what the knock-out left,
+    that entry's needs are knocked out of the whole program too: the bug gone, it is that
+    entry's bug (no minimisation); still there, the check cannot tell."""
     from oracles.verdict import Verdict
     from fuzzcomp.findings.triage import bucket_of
     bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
              "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]
-    if outcome == "stays-other-known":  # what the knock-out leaves, another known bug claims
+    if outcome in ("stays-other-known", "other-explains"):  # what the knock-out leaves, another claims
         bugs.append({"id": "any-op-numeric", "title": "another known bug", "issue": "https://x/4",
                      "state": "open", "match": {"symptoms": ["numeric"], "ops_any": ["torch.*"]}})
     case = generate(3)  # torch.cos only inside a branch
@@ -431,14 +433,22 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
         probed.append(cand)
         if outcome == "eager-rejects":
             return False, set(), []
+        if outcome == "other-explains":  # the bug needs some torch.* op other than cos
+            left = {s.op for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate))}
+            stays = any(o.startswith("torch.") for o in left)
+            return (True, {bucket_of(verdict)}, [verdict]) if stays else (True, set(), [])
         return (True, {bucket_of(verdict)}, [verdict]) if outcome.startswith("stays") else (True, set(), [])
     rig = _LabelRig(tmp_path, monkeypatch, bugs, case, verdict, probe=fake_probe)
     info = rig.finish()
     knocked = probed[0]
     assert "torch.cos" in {s.op for s in walk_program(case.program) if isinstance(s, (Assign, Mutate))}
     assert "torch.cos" not in {s.op for s in walk_program(knocked.program) if isinstance(s, (Assign, Mutate))}
-    assert info["label_check"]["how"] == "knock-out" and info["label_check"]["probes"] == 1
-    if outcome == "gone":
+    hops = outcome in ("stays-other-known", "other-explains")  # the other entry's knock-out: one probe more
+    assert info["label_check"]["how"] == "knock-out" and info["label_check"]["probes"] == 1 + hops
+    if outcome == "other-explains":
+        assert info["known"]["id"] == "any-op-numeric" and info["label_check"]["moved_from"] == "cos-numeric"
+        assert info["label_check"]["says"] == "known" and rig.budgets == [] and rig.checks == []
+    elif outcome == "gone":
         assert info["known"]["id"] == "cos-numeric" and rig.budgets == [] and rig.checks == [] and len(probed) == 1
         assert "knock-out" in info["repro_says"] and "minimize_s" in info
         assert not rig.c.store.path(rig.fid, "minimized.json").exists()

@@ -1207,6 +1207,12 @@ def test_a_rule_excludes_what_sends_the_program_down_another_root_causes_path():
     assert split.bug.id == "split-outputs-not-views" and split.rivals == () and settled(split)
     nograd = reg.match(_ident(symptom="aliasing", stage="inductor", signature=sig.format("False"), ops=ops, device="cpu"))
     assert nograd.bug.id == "nograd-view-of-input-output-differentiable"
+    # the whole signature (oracles/judge.py _meta_signature) tells a lost requires_grad from a lost view
+    full = "alias meta of output tensor N: eager='requires_grad=True leaf=False inference=False view=True' compiled: "
+    f = dict(symptom="aliasing", stage="autograd", ops=frozenset({"Tensor.add_", "input:alias", "input:written"}), device="cpu")
+    lost = reg.match(_ident(signature=full + "requires_grad=False leaf=True", **f))
+    assert lost is not None and lost.bug.id == "aliased-input-write-output-requires-grad-lost"
+    assert reg.match(_ident(signature=full + "view=False", **f)) is None
 
 
 def test_ops_none_is_checked_like_the_other_globs(tmp_path):

@@ -1,7 +1,6 @@
 """Bucket identity by root cause: the ladder's stage, a culprit op for silent mismatches, guard
 reasons for recompiles (stride-only and automatic-dynamic ones are notes, not bugs)."""
 import pytest
-import torch
 
 from fuzzcomp.attribute.culprit import cheap_culprit, intermediates_variant
 from fuzzcomp.run.execute import ExecOptions, configure_torch
@@ -35,6 +34,26 @@ def test_ladder_rungs_cheapest_first_with_a_cudagraph_rung_on_gpus():
     assert _stages(case(mul_relu(), "aot_eager")) == (cheap[:1], "autograd")
     assert _stages(case(mul_relu(), "eager")) == ([], "capture")
     assert _stages(case(mul_relu(), "my.mod:backend")) == (cheap[:2], "backend")
+
+
+def test_the_ladder_places_the_primary_output_not_another_that_diverges_earlier():
+    """CPU 1512 8edf381d: output[3] diverged under inductor only, output[4] already under
+    aot_eager. The ladder must place output[3] (the primary, which names the bucket) at inductor,
+    not take output[4]'s autograd stage for it; a crash still matches by its signature alone."""
+    from fuzzcomp.attribute.ladder import attribute, same_divergence
+    from fuzzcomp.oracles import Observation
+    three = Verdict("numeric", "unknown", "fp64", "output[3] differs", 0, "output[3]")
+    four = Verdict("numeric", "unknown", "fp64", "output[4] differs", 0, "output[4]")
+    seen = {"eager": [], "aot_eager": [four], "aot_eager_decomp_partition": [four], "inductor": [three, four]}
+
+    def fake_check(c, options):
+        return None, seen[c.compile.backend]
+    opts = ExecOptions(ladder=True, culprit=False)
+    got = attribute(case(mul_relu(), "inductor"), Observation("inductor", []), [three, four], opts, fake_check)
+    assert [(v.label, v.stage) for v in got] == [("output[3]", "inductor"), ("output[4]", "inductor")]
+    assert same_divergence(three, three) and not same_divergence(three, four)
+    crash = Verdict("runtime-crash", "unknown", "crash", "boom", 0, "call", "RuntimeError: x")
+    assert same_divergence(crash, Verdict("runtime-crash", "unknown", "crash", "boom", 1, "other", "RuntimeError: x"))
 
 
 def test_stage_is_the_ladder_answer_for_every_symptom():

@@ -57,6 +57,14 @@ def same_symptom(a: Verdict, b: Verdict) -> bool:
     return True
 
 
+def same_divergence(a: Verdict, b: Verdict) -> bool:
+    """``same_symptom``, and for a value symptom the same value (output, input or gradient label):
+    the campaign's ladder places the finding's primary divergence, not another output's (CPU 1512
+    8edf381d: output[3]'s uint8->bool dtype at inductor took output[4]'s autograd stage, and
+    the bucket told a maintainer the dtype change was an AOTAutograd bug)."""
+    return same_symptom(a, b) and (a.symptom not in VALUE or a.label == b.label)
+
+
 def _rung_options(options, target: Verdict):
     # a recompile needs the replay; nothing else does (the first pass holds every value)
     return replace(options, ladder=False, culprit=False, replay=options.replay and target.symptom == "recompile")
@@ -89,12 +97,12 @@ def attribute(case: Case, obs: Observation, verdicts: list[Verdict], options, ch
     _, final = rungs_for(case)
     stage = None
     if options.ladder:
-        stage, seen = ladder_stage(case, target, options, check)
+        stage, seen = ladder_stage(case, target, options, check, matches=same_divergence)
         obs.stats["ladder"] = {"stage": stage, "rungs": seen}
     out = []
     for v in verdicts:
         deep = v is target
-        if stage is not None and same_symptom(v, target):
+        if stage is not None and same_divergence(v, target):
             v = replace(v, stage=stage)
         elif options.ladder and v.stage in ("unknown", "runtime"):
             v = replace(v, stage=final)  # not localised on its own: the backend that showed it

@@ -409,7 +409,8 @@ def test_a_silent_known_bug_costs_a_short_label_check_not_a_confirmation(tmp_pat
         assert info["known"] is False and rig.checks == [1] and info["confirmed"] is True and probes == [1]
 
 
-@pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects", "stays-other-known", "other-explains"])
+@pytest.mark.parametrize("outcome", ["gone", "stays", "eager-rejects", "stays-other-known", "other-explains",
+                                     "each-alone"])
 def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monkeypatch, outcome):
     """A rule claims a silent finding on the ops of its whole program. The label check first runs
     the program without what the rule names (one probe per need): the bug gone, it is the entry's
@@ -417,7 +418,8 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
     minimised with the full budget and confirmed as new; a knock-out eager rejects cannot tell,
     and the minimising label check decides. Where another entry claims what the knock-out left,
     that entry's needs are knocked out of the whole program too: the bug gone, it is that
-    entry's bug (no minimisation); still there, the check cannot tell."""
+    entry's bug (no minimisation); still there, the program without both entries' needs is run:
+    the bug gone, each known bug alone showed it and the claim stands (CPU 1513)."""
     from oracles.verdict import Verdict
     from fuzzcomp.findings.triage import bucket_of
     bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
@@ -425,6 +427,9 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
     if outcome in ("stays-other-known", "other-explains"):  # what the knock-out leaves, another claims
         bugs.append({"id": "any-op-numeric", "title": "another known bug", "issue": "https://x/4",
                      "state": "open", "match": {"symptoms": ["numeric"], "ops_any": ["torch.*"]}})
+    if outcome == "each-alone":  # a second known bug, on an op of its own: either one shows the bucket
+        bugs.append({"id": "index-select-numeric", "title": "index_select differs", "issue": "https://x/6",
+                     "state": "open", "match": {"symptoms": ["numeric"], "ops_any": ["torch.index_select"]}})
     case = generate(3)  # torch.cos only inside a branch
     verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
     probed = []
@@ -433,17 +438,25 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
         probed.append(cand)
         if outcome == "eager-rejects":
             return False, set(), []
-        if outcome == "other-explains":  # the bug needs some torch.* op other than cos
-            left = {s.op for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate))}
-            stays = any(o.startswith("torch.") for o in left)
+        left = {s.op for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate))}
+        if outcome in ("other-explains", "each-alone"):  # the bug needs some torch.* op / cos or index_select
+            stays = any(o.startswith("torch.") for o in left) if outcome == "other-explains" else \
+                bool(left & {"torch.cos", "torch.index_select"})
             return (True, {bucket_of(verdict)}, [verdict]) if stays else (True, set(), [])
         return (True, {bucket_of(verdict)}, [verdict]) if outcome.startswith("stays") else (True, set(), [])
     rig = _LabelRig(tmp_path, monkeypatch, bugs, case, verdict, probe=fake_probe)
     info = rig.finish()
     knocked = probed[0]
     assert "torch.cos" in {s.op for s in walk_program(case.program) if isinstance(s, (Assign, Mutate))}
+    if outcome == "each-alone":  # either entry may claim first; the three probes are the same
+        assert [len({s.op for s in walk_program(c.program) if isinstance(s, (Assign, Mutate))}
+                    & {"torch.cos", "torch.index_select"}) for c in probed] == [1, 1, 0]
+        assert info["label_check"]["says"] == "known" and info["label_check"]["probes"] == 3
+        assert info["known"]["id"] in ("cos-numeric", "index-select-numeric") and rig.budgets == []
+        return
     assert "torch.cos" not in {s.op for s in walk_program(knocked.program) if isinstance(s, (Assign, Mutate))}
-    hops = outcome in ("stays-other-known", "other-explains")  # the other entry's knock-out: one probe more
+    # the other entry's knock-out: one probe more; still there, one more without both entries' needs
+    hops = {"stays-other-known": 2, "other-explains": 1}.get(outcome, 0)
     assert info["label_check"]["how"] == "knock-out" and info["label_check"]["probes"] == 1 + hops
     if outcome == "other-explains":
         assert info["known"]["id"] == "any-op-numeric" and info["label_check"]["moved_from"] == "cos-numeric"

@@ -33,7 +33,7 @@ from fuzzcomp.oracles import primary
 
 from fuzzcomp.render.bugreport import render_report
 from fuzzcomp.base.messages import CHECK, DONE, EAGER_ONLY, Job, LOCALISE
-from fuzzcomp.reduce.knockout import knockouts, needs_of
+from fuzzcomp.reduce.knockout import knock_out_all, knockouts, needs_of
 from fuzzcomp.reduce.minimise import minimise
 from fuzzcomp.campaign.hang_probe import hang_stage, probe_limits
 from fuzzcomp.workers.isolation_verdicts import blames_compiler, crash_verdict, needs_eager_rerun
@@ -369,7 +369,9 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
     Where the bucket outlives a need and another entry claims what is left, that entry is
     checked the same way on the whole program (``hop``, once): its needs all necessary, the
     finding is that entry's bug (CPU 1512: an expm1 knocked out left amax's NaN gradient; a
-    20-second minimisation used to say what one more probe says)."""
+    20-second minimisation used to say what one more probe says). Where the bucket outlives that
+    entry's needs too, each bug alone shows it: the program without both entries' needs
+    (``_both_gone``, one probe) losing it, the finding is the claim's, known either way."""
     rule = known.rule or known.bug.rule
     needs = needs_of(rule.ops_all, rule.ops_any) if rule is not None else []
     cands = knockouts(case, needs) if rule is not None else None
@@ -387,11 +389,18 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
             # zero-sign bug kept the bucket, and a registered bug was filed as new)
             other = claim(key, cand)
             if other is not None and other.bug.id != known.bug.id:
-                if not hop:
-                    return None, n, known
+                if not hop:  # checking the entry that claimed what was left: its need was not needed
+                    return "new", n, known
                 verdict, m, match = knockout_check(worker, case, key, Match(other.bug, "rule", rule=other.rule),
                                                    timeout_s, phase_limits, deadline, hop=False)
-                return ("known", n + m, match) if verdict == "known" else (None, n + m, known)
+                if verdict == "known":
+                    return "known", n + m, match
+                if verdict == "new":
+                    gone, k = _both_gone(worker, case, key, needs, other, timeout_s, phase_limits, deadline)
+                    if gone:  # each known bug alone shows it, and nothing else is left
+                        return "known", n + m + k, known
+                    m += k
+                return None, n + m, known
             return "new", n, known
     for rival_id in known.rivals:
         # a contested claim: a rival entry's needs must not all be necessary too (CPU 1506: a
@@ -402,6 +411,19 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
         if not kept:
             return None, n, known
     return "known", n, known
+
+
+def _both_gone(worker: Worker, case: Case, key: BucketKey, needs, other, timeout_s: float, phase_limits,
+               deadline) -> tuple[bool, int]:
+    """The program without the needs of both entries' rules loses the bucket (one probe): each
+    bug alone was enough to show it (CPU 1513: an input written in place, and an intermediate
+    written by a value with grad, each made backward raise the same version-counter error)."""
+    theirs = needs_of(other.rule.ops_all, other.rule.ops_any) if other.rule is not None else []
+    cand = knock_out_all(case, list(dict.fromkeys(list(needs) + theirs)))
+    if cand is None:
+        return False, 0
+    valid, keys, _ = probe_keys(worker, cand, timeout_s, phase_limits, deadline)
+    return valid and key not in keys, 1
 
 
 def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str, needs, timeout_s: float,

@@ -8,7 +8,8 @@ tensor operand, ``out = a.clone()``, so names, regions and joins stay as they we
 write is deleted), re-typed on meta tensors. ``input:written`` deletes the writes into inputs
 and their views, ``resume:written`` the writes after a graph break into values computed before
 it, ``input:alias`` makes an aliased input a tensor of its own, ``input:expanded``
-makes expanded inputs contiguous; other markers are properties of the inputs the check cannot
+makes expanded inputs contiguous, ``region:nested`` makes each ``nested_compile_region`` helper a
+plain function (Dynamo inlines it); other markers are properties of the inputs the check cannot
 undo and are skipped. The result is None, meaning "cannot tell this way", when a named
 statement cannot go (it sits in a helper or a module's forward, or has no tensor operand), a
 knock-out does not type-check, or the rule names nothing to knock out.
@@ -29,7 +30,7 @@ from fuzzcomp.reduce.passes_structure import _map_bodies
 from fuzzcomp.reduce.typecheck import retype
 
 #: markers a knock-out can undo; the registry's other markers describe inputs it cannot change
-UNDOABLE = ("input:written", "resume:written", "input:alias", "input:expanded")
+UNDOABLE = ("input:written", "resume:written", "input:alias", "input:expanded", "region:nested")
 _WRITES = {"input:written": input_writes, "resume:written": resume_writes}
 
 
@@ -76,6 +77,10 @@ def knock_out(case: Case, globs: tuple[str, ...]) -> Case | None:
             return None
         cand = with_program(case, inputs=tuple(dataclasses.replace(i, kind="tensor", alias_of=None)
                                                 if i.kind == "alias" else i for i in p.inputs))
+    elif globs == ("region:nested",):
+        if not any(f.nested for f in p.helpers):
+            return None
+        return with_program(case, helpers=tuple(dataclasses.replace(f, nested=False) for f in p.helpers))
     elif globs == ("input:expanded",):
         if not any(i.kind == "tensor" and i.layout == "expanded" for i in p.inputs):
             return None
@@ -103,6 +108,15 @@ def knock_out(case: Case, globs: tuple[str, ...]) -> Case | None:
         return cand
     typed = retype(cand.program)
     return None if typed is None else dataclasses.replace(cand, program=typed)
+
+
+def knock_out_all(case: Case, needs: list[tuple[str, ...]]) -> Case | None:
+    """The case without every one of ``needs`` at once (None when one of them cannot go)."""
+    for globs in needs:
+        case = knock_out(case, globs)
+        if case is None:
+            return None
+    return case if needs else None
 
 
 def knockouts(case: Case, needs: list[tuple[str, ...]]) -> list[Case] | None:

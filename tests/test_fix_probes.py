@@ -107,3 +107,28 @@ def test_the_noop_removal_probe_closes_the_clone_that_comes_back_as_the_input(fi
                               ExecOptions(ladder=False, culprit=False, grad="off"))
     assert obs.eager_valid
     assert bool([v for v in verdicts if v.symptom == "aliasing"]) == flagged, [v.detail for v in verdicts]
+
+
+def _minus_a_zero():
+    """#197893's joint-graph form (CPU 1513 a9cbade6): ``x - zeros(())``; Inductor's joint-graph
+    pass drops the identity subtraction and returns the input itself."""
+    x = TensorType(("s0", 65), "int64")
+    zero = TensorType((), "int16")
+    return Program((Input("x", x, layout="transposed"),),
+                   (Assign("z", "torch.zeros", "torch.zeros((), dtype=torch.int16, device=DEVICE)", (), zero),
+                    Assign("y", "torch.sub", "torch.sub({}, {})", (Ref("x"), Ref("z")), x)),
+                   ("y",), ("s0",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fix, flagged", [(None, True), ("no_noop_removal", False)])
+def test_the_noop_removal_probe_closes_the_subtracted_zero_that_comes_back_as_the_input(fix, flagged):
+    from fuzzcomp.judge.check import check
+    from fuzzcomp.run.execute import ExecOptions
+    import contextlib
+    torch._dynamo.reset()
+    with (fix_probes.apply(fix) if fix else contextlib.nullcontext()):
+        obs, verdicts = check(case(_minus_a_zero(), "inductor", sizes=((8,),)),
+                              ExecOptions(ladder=False, culprit=False, grad="off"))
+    assert obs.eager_valid
+    assert bool([v for v in verdicts if v.symptom == "aliasing"]) == flagged, [v.detail for v in verdicts]

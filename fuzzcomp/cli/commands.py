@@ -293,6 +293,22 @@ def cmd_minimize(args) -> int:
     return exitcodes.CLEAN
 
 
+def _input_kind(i) -> str:
+    """What ``show`` says of one input: an alias names its base and view (``x2``: the transposed
+    view of ``x0``), a scalar its kind, a container its count; a tensor its shape and layout."""
+    if i.kind == "alias":
+        view = i.view.removeprefix("nonleaf:")
+        return (f"{view or 'same'} view of {i.alias_of}" + (" (of a non-leaf copy of it)" if i.view.startswith("nonleaf:")
+                                                             else "") + f", shape {i.type.shape} {i.type.dtype}")
+    if i.kind in ("int", "float"):
+        return f"Python {i.kind}"
+    if i.kind in ("list", "tuple", "dict"):
+        return f"{i.kind} of {i.count} tensors, each shape {i.type.shape} {i.type.dtype} {i.layout}"
+    grad = " requires grad" if i.requires_grad else ""
+    special = " (salted with special values)" if i.special else ""
+    return f"shape {i.type.shape} {i.type.dtype} {i.layout}{grad}{special}"
+
+
 def cmd_show(args) -> int:
     if args.seed.isdigit():
         case, data = _load_target_case(args.seed, False)
@@ -310,7 +326,7 @@ def cmd_show(args) -> int:
         state = f"  state {entry[2]}" if len(entry) > 2 else ""
         print(f"call {k}: {sizes}  value seed {c.seed}{state}")
     for i in case.program.inputs:
-        print(f"input {i.name}: shape {i.type.shape} {i.type.dtype} {i.layout}")
+        print(f"input {i.name}: {_input_kind(i)}")
     print(f"compile: dynamic={case.compile.dynamic} fullgraph={case.compile.fullgraph}  "
           f"generator {case.generator_version}")
     return exitcodes.CLEAN

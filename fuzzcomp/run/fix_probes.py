@@ -45,12 +45,18 @@ def _resolve(path: str):
 
 
 @contextlib.contextmanager
-def _patched(replacements: dict):
-    """Set each ``path -> factory(original)`` for the block; restore the originals after."""
+def _patched(replacements: dict, optional=()):
+    """Set each ``path -> factory(original)`` for the block; restore the originals after. A path
+    in ``optional`` that this torch lacks is skipped; any other raises FixProbeUnavailable."""
     saved = []
     try:
         for path, factory in replacements.items():
-            owner, attr = _resolve(path)
+            try:
+                owner, attr = _resolve(path)
+            except FixProbeUnavailable:
+                if path in optional:
+                    continue
+                raise
             original = getattr(owner, attr)
             saved.append((owner, attr, original))
             setattr(owner, attr, factory(original))
@@ -90,9 +96,13 @@ def _expand_reindex_provably_one():
 
 def _no_noop_removal():
     """The noop-removal family (#195451, #197893, #198131): Inductor's post-grad pass drops a
-    clone or copy it takes for a no-op, and the result is the graph input itself. The probe
-    turns the pass off: it closes every bug of that pass, so it is shared by those entries."""
-    return _patched({"torch._inductor.fx_passes.post_grad:remove_noop_ops": lambda original: lambda graph: None})
+    clone or copy it takes for a no-op, and the joint-graph pass drops identity arithmetic
+    (``x - 0``), and the result is the graph input itself. The probe turns both passes off: it
+    closes every bug of them, so it is shared by those entries (CPU 1513 a9cbade6, ``x1 -
+    zeros_like(...)``, is the joint-graph form, which the post-grad patch alone left open)."""
+    joint = "torch._inductor.fx_passes.joint_graph:remove_no_ops"
+    return _patched({"torch._inductor.fx_passes.post_grad:remove_noop_ops": lambda original: lambda graph: None,
+                     joint: lambda original: lambda gm, zeros, ones: None}, optional=(joint,))
 
 
 PROBES = {

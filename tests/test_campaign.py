@@ -622,3 +622,62 @@ def test_a_rule_claim_whose_label_check_never_ran_says_so(tmp_path, monkeypatch)
     b = summarise(Store(c.store.root))["buckets"][slug]
     assert b["known"]["id"] == "cos-numeric" and not b["known"].get("unchecked")
     forget_cache()
+
+
+@pytest.mark.parametrize("own_fix_closes", [True, False])
+def test_a_knock_out_label_is_checked_by_the_entrys_fix_where_it_has_one(tmp_path, monkeypatch, own_fix_closes):
+    """Two entries can need the same ops (CPU 1513: two nested_compile_region gradient bugs both
+    need the region), so a knock-out that loses the bug does not say which. Where the claimed
+    entry has a fix probe, its fix must close the program; where it does not and another entry's
+    fix does (and the bug shows without any fix), the label moves to that entry."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.findings.triage import bucket_of
+    bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+             "fix_probe": "no_noop_removal", "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}},
+            {"id": "other-fix", "title": "another bug of cos", "issue": "https://x/7", "state": "open",
+             "fix_probe": "expand_reindex_provably_one", "buckets": ["nothing-here"]}]
+    verdict = Verdict("numeric", "unknown", "same", "output 0 differs")
+    fixes = []
+
+    def fake_probe(worker, cand, *a, fix=None, **k):
+        fixes.append(fix)
+        ops = {s.op for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate))}
+        closes = fix == ("no_noop_removal" if own_fix_closes else "expand_reindex_provably_one")
+        shows = "torch.cos" in ops and not closes
+        return (True, {bucket_of(verdict)}, [verdict]) if shows else (True, set(), [])
+    rig = _LabelRig(tmp_path, monkeypatch, bugs, generate(3), verdict, probe=fake_probe)
+    info = rig.finish()
+    assert info["label_check"]["says"] == "known" and rig.budgets == []
+    if own_fix_closes:  # the knock-out, then the entry's own fix: confirmed
+        assert fixes == [None, "no_noop_removal"] and info["known"]["id"] == "cos-numeric"
+    else:  # the own fix leaves it; every entry's fix is asked, then one run without a fix
+        assert fixes == [None, "no_noop_removal", "no_noop_removal", "expand_reindex_provably_one", None]
+        assert info["known"]["id"] == "other-fix" and info["label_check"]["moved_from"] == "cos-numeric"
+        assert info["label_check"]["fix_probe"] == "expand_reindex_provably_one"
+    assert info["label_check"]["probes"] == len(fixes)
+
+
+def test_a_rule_claim_is_label_checked_once_per_bucket_not_once_per_entry(tmp_path, monkeypatch):
+    """A second finding of the same bucket costs nothing once its bucket was checked; a finding of
+    another bucket claimed by the same rule gets its own check (CPU 1513 8638d716 inherited its
+    entry's check from a sibling bucket and was another entry's bug)."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.campaign.pipeline import costs_nothing
+    from fuzzcomp.findings.known import claim
+    bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+             "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]
+    rig = _LabelRig(tmp_path, monkeypatch, bugs, generate(3), Verdict("numeric", "unknown", "same", "output 0 differs"))
+    rig.finish()
+    store = rig.c.store
+    rig.c._record(generate(3), [Verdict("numeric", "unknown", "same", "output 0 differs")], 1)  # the same bucket
+    other_v = Verdict("numeric", "unknown", "same", "output 0 differs", signature="culprit op: torch.cos")
+    rig.c._record(generate(3), [other_v], 2)
+    ids = [f for f in store.finding_ids() if f != rig.fid]
+    by_slug = {store.finding(f)["bucket_obj"].slug(): f for f in ids}
+    first_slug = store.finding(rig.fid)["bucket_obj"].slug()
+    assert len(by_slug) == 2 and first_slug in by_slug
+    for slug, f in by_slug.items():
+        d = store.finding(f)
+        m = claim(d["bucket_obj"], d["case_obj"])
+        assert m is not None and m.bug.id == "cos-numeric"
+        assert costs_nothing(store, f, m) == (slug == first_slug)

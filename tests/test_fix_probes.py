@@ -1,6 +1,6 @@
 """Fix probes (fuzzcomp.run.fix_probes): an entry's candidate fix closes its root cause in any
 form, leaves other bugs alone, and leaves torch as it found it."""
-import json
+import contextlib
 
 import pytest
 import torch
@@ -132,3 +132,29 @@ def test_the_noop_removal_probe_closes_the_subtracted_zero_that_comes_back_as_th
                               ExecOptions(ladder=False, culprit=False, grad="off"))
     assert obs.eager_valid
     assert bool([v for v in verdicts if v.symptom == "aliasing"]) == flagged, [v.detail for v in verdicts]
+
+
+@pytest.mark.slow
+def test_the_two_nested_region_fixes_each_close_their_own_form_only():
+    """invoke-subgraph-operand-alias-reuse and cond-scatter-add-grad's nested-region form both need
+    the region, so a knock-out cannot tell them apart; their fixes can (CPU 1513's judge). Form A
+    calls the region on an input and on an intermediate (the donated buffer); form B returns the
+    region's operand-aliasing output while a later kernel reuses its storage."""
+    @torch.compiler.nested_compile_region
+    def h(a):
+        return torch.sin(a)
+    forms = {"A": lambda x, y: (h(x) + h(x * 2) + h(y),), "B": lambda x, y: (h(x), h(x * 2), y.cos())}
+    wrong = {}
+    for form, f in forms.items():
+        for fix in (None, "subgraph_no_inherited_donation", "invoke_subgraph_alias_no_reuse"):
+            torch._dynamo.reset()
+            x = torch.tensor([0.5, 1.0, -0.3, 2.0], requires_grad=True)
+            y = torch.tensor([1.0, 2.0, 3.0, -1.0])
+            ref = torch.cos(x.detach().double()) + 2 * torch.cos(2 * x.detach().double())
+            with (fix_probes.apply(fix) if fix else contextlib.nullcontext()):
+                sum(o.sum() for o in torch.compile(f, fullgraph=True)(x, y)).backward()
+            wrong[form, fix] = (x.grad.double() - ref).abs().max().item() > 1e-5
+    assert wrong == {("A", None): True, ("A", "subgraph_no_inherited_donation"): False,
+                     ("A", "invoke_subgraph_alias_no_reuse"): True,
+                     ("B", None): True, ("B", "subgraph_no_inherited_donation"): True,
+                     ("B", "invoke_subgraph_alias_no_reuse"): False}

@@ -39,7 +39,7 @@ from fuzzcomp.campaign.hang_probe import hang_stage, probe_limits
 from fuzzcomp.workers.isolation_verdicts import blames_compiler, crash_verdict, needs_eager_rerun
 from fuzzcomp.render.repro import render_repro
 from fuzzcomp.render.shortrepro import HANG_S, is_short
-from fuzzcomp.findings.store import case_to_json, Store, write_atomic, write_json
+from fuzzcomp.findings.store import case_to_json, Store, StoreError, write_atomic, write_json
 from fuzzcomp.base.repro_runner import last_line, run_repro_file
 from fuzzcomp.findings.known import Match, case_identity, claim, default_registry, label, settled
 from fuzzcomp.findings.triage import bucket_of, BucketKey, dedup_key
@@ -182,7 +182,13 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
                                "seconds": took}
         if verdict == "known":  # every need of the rule is necessary: the entry's bug, no minimisation
             minimize = False
+            fixed_by, k = _fix_disagrees(worker, case, key, proven, timeout_s, phase_limits, deadline)
+            n, took = n + k, round(time.monotonic() - t_label, 1)
+            info["label_check"].update(probes=n, seconds=took)
             info.update(minimize_s=took, probes=n)
+            if fixed_by is not None:  # the ops are needed, but another entry's fix closes it
+                info["label_check"]["fix_probe"] = fixed_by.bug.fix_probe
+                proven = fixed_by
             if proven.bug.id != known.bug.id:  # what was left once the claim's need went: another entry
                 info["known"] = label(proven)
                 info["label_check"]["moved_from"] = known.bug.id
@@ -413,6 +419,25 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
     return "known", n, known
 
 
+def _fix_disagrees(worker: Worker, case: Case, key: BucketKey, proven, timeout_s: float, phase_limits,
+                   deadline) -> tuple[Match | None, int]:
+    """(the entry whose fix closes the finding instead, probes): a knock-out shows the claim's ops
+    are needed, not which of two entries needing the same ops it is (CPU 1513: two
+    nested_compile_region gradient bugs both need the region). Where the entry has a fix probe,
+    its fix closing the program confirms it (None); not closing it, every entry's fix is asked
+    (``fix_probe_check``), and another's closing it names that entry."""
+    fix = proven.bug.fix_probe
+    if fix is None or worker is None:
+        return None, 0
+    valid, _keys, verdicts = probe_keys(worker, case, timeout_s, phase_limits, deadline, fix=fix)
+    if valid and not verdicts:
+        return None, 1
+    found = fix_probe_check(worker, case, key, timeout_s, phase_limits, deadline)
+    n = 1 + (found["probes"] if found else 0)
+    entry = found["entry"] if found else None
+    return (Match(entry, "fix probe") if entry is not None and entry.id != proven.bug.id else None), n
+
+
 def _both_gone(worker: Worker, case: Case, key: BucketKey, needs, other, timeout_s: float, phase_limits,
                deadline) -> tuple[bool, int]:
     """The program without the needs of both entries' rules loses the bucket (one probe): each
@@ -498,9 +523,21 @@ def settle_known(store: Store, fid: str, slug: str, known) -> dict:
 
 
 def _known_entry_done(store: Store, fid: str, bug_id: str) -> bool:
-    """True when another finding of this known bug in the store is already minimised."""
+    """True when another finding of this known bug, in the same bucket, is already label-checked
+    or minimised here. Per bucket, not per entry: a rule claims findings of several buckets, and a
+    check of one says nothing of another (CPU 1513: a nested-region gradient bucket inherited
+    its entry's check from a sibling bucket, and was another entry's bug)."""
+    slug = (store.status(fid) or {}).get("bucket") or _slug(store, fid)
     for other in store.finding_ids():
         st = store.status(other) if other != fid else None
-        if st and isinstance(st.get("known"), dict) and st["known"].get("id") == bug_id and "minimize_s" in st:
+        if st and isinstance(st.get("known"), dict) and st["known"].get("id") == bug_id and "minimize_s" in st \
+                and st.get("bucket") == slug:
             return True
     return False
+
+
+def _slug(store: Store, fid: str) -> str | None:
+    try:
+        return store.finding(fid)["bucket_obj"].slug()
+    except StoreError:
+        return None

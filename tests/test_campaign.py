@@ -681,3 +681,26 @@ def test_a_rule_claim_is_label_checked_once_per_bucket_not_once_per_entry(tmp_pa
         m = claim(d["bucket_obj"], d["case_obj"])
         assert m is not None and m.bug.id == "cos-numeric"
         assert costs_nothing(store, f, m) == (slug == first_slug)
+
+
+def test_a_rival_that_knocks_out_the_same_statements_costs_no_probe(tmp_path, monkeypatch):
+    """Two entries whose needs name the very same statement (CPU 1514: the input write x3.add_
+    was both remat's input:written and an in-place add_): no probe and no minimisation can tell
+    them apart, so the claim stands after its own knock-out, with no minimisation."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.findings.triage import bucket_of
+    bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+             "match": {"symptoms": ["numeric"], "signature": "values", "ops_any": ["torch.cos"]}},
+            {"id": "cos-glob", "title": "cos again", "issue": "https://x/8", "state": "open",
+             "match": {"symptoms": ["numeric"], "ops_any": ["torch.co?"]}}]
+    verdict = Verdict("numeric", "unknown", "same", "output values differ")
+    probed = []
+
+    def fake_probe(worker, cand, *a, **k):
+        probed.append(cand)
+        ops = {s.op for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate))}
+        return (True, {bucket_of(verdict)}, [verdict]) if "torch.cos" in ops else (True, set(), [])
+    rig = _LabelRig(tmp_path, monkeypatch, bugs, generate(3), verdict, probe=fake_probe)
+    info = rig.finish()
+    assert info["label_check"]["says"] == "known" and info["label_check"]["probes"] == 1 and len(probed) == 1
+    assert info["known"]["id"] == "cos-numeric" and rig.budgets == []

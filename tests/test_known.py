@@ -1281,3 +1281,16 @@ def test_the_wrapped_fake_tensor_error_picks_the_root_cause():
     assert who("") == "cond-output-stride-max"
     assert who("Expected cond to be true, but got false.", ops=("Tensor.squeeze_", "Tensor.expand")) == \
         "dynamo-fake-view-replay-after-inplace-view-op"
+
+
+def test_an_in_place_op_list_does_not_name_out_of_place_scatters():
+    """'Tensor.scatter_*' matched the out-of-place scatter_reduce too, and a remat crash whose only
+    write was an input's add_ through an alias was contested by the in-place-into-nograd rule
+    (CPU 1514 ad54c0fe)."""
+    reg = default_registry("2.13.0+cpu")
+    sig = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [TENSOR] is at version N"
+    f = dict(symptom="runtime-crash", stage="decomposition", signature=sig, device="cpu")
+    m = reg.match(_ident(ops=frozenset({"Tensor.scatter_reduce", "input:written", "input:alias"}), **f))
+    assert m.bug.id == "remat-reads-mutated-input" and m.rivals == ()
+    inplace = reg.match(_ident(ops=frozenset({"Tensor.scatter_reduce_", "input:written"}), **f))
+    assert "inplace-into-nograd-input" in (inplace.bug.id,) + inplace.rivals

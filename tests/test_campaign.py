@@ -704,3 +704,22 @@ def test_a_rival_that_knocks_out_the_same_statements_costs_no_probe(tmp_path, mo
     info = rig.finish()
     assert info["label_check"]["says"] == "known" and info["label_check"]["probes"] == 1 and len(probed) == 1
     assert info["known"]["id"] == "cos-numeric" and rig.budgets == []
+
+
+def test_of_several_entries_one_fix_closes_the_one_whose_rule_fits_is_named():
+    """One probe (noop removal off) is shared by a pass's bugs: CPU 1514's gradient bug was
+    closed by three entries' fix, and the first in file order was not it. The entry whose rule's
+    ops fit the program is named; with none fitting, the first."""
+    from oracles.verdict import Verdict
+    from fuzzcomp.campaign.pipeline import _likeliest
+    from fuzzcomp.findings.known import entry_from_json
+    from fuzzcomp.findings.triage import bucket_of
+    case = generate(3)  # holds torch.index_select, no torch.erf
+    key = bucket_of(Verdict("gradient", "inductor", "same", "grad differs", label="grad of input x1"))
+    first = entry_from_json({"id": "a", "title": "t", "fix_probe": "no_noop_removal",
+                             "match": {"symptoms": ["aliasing"], "ops_all": ["torch.erf"]}}, "t")
+    fits = entry_from_json({"id": "b", "title": "t", "fix_probe": "no_noop_removal",
+                            "match": {"symptoms": ["numeric"], "ops_all": ["torch.index_select"]}}, "t")
+    assert _likeliest([first, fits], key, case).id == "b"
+    from dataclasses import replace
+    assert _likeliest([first, replace(fits, id="c", rules=first.rules)], key, case).id == "a"  # none fits

@@ -19,6 +19,7 @@ where the knock-out cannot tell, by a minimisation of at most
 """
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 
@@ -507,8 +508,31 @@ def fix_probe_check(worker: Worker, case: Case, key: BucketKey, timeout_s: float
     if closed and (deadline is None or time.monotonic() < deadline):
         n += 1
         _valid, keys, _ = probe_keys(worker, case, timeout_s, phase_limits, deadline)
-        entry = closed[0] if key in keys else None
+        entry = _likeliest(closed, key, case) if key in keys else None
     return {"entry": entry, "closed_by": [b.id for b in closed], "probes": n}
+
+
+def _likeliest(closed: list, key: BucketKey, case: Case):
+    """Of several entries whose fixes close a finding (one probe shared by a pass's bugs), the one
+    a rule of which holds, else whose rules' ops fit the program best, else the first. CPU 1514:
+    turning off noop removal closed a gradient bug that three entries share that probe with,
+    and the first in file order was not it."""
+    if len(closed) == 1:
+        return closed[0]
+    ident = case_identity(key, case)
+
+    def fit(bug) -> tuple:
+        holds = any(r.holds(ident) for r in bug.rules)
+        ops = max((len(r.ops_all) + bool(r.ops_any) for r in bug.rules
+                   if all(_has_glob(ident.ops, g) for g in r.ops_all)
+                   and (not r.ops_any or any(_has_glob(ident.ops, g) for g in r.ops_any))
+                   and not any(_has_glob(ident.ops, g) for g in r.ops_none)), default=-1)
+        return holds, ops
+    return max(closed, key=fit)  # max keeps the first of equals: file order breaks ties
+
+
+def _has_glob(ops, glob: str) -> bool:
+    return any(fnmatch.fnmatchcase(op, glob) for op in ops)
 
 
 def costs_nothing(store: Store, fid: str, known) -> bool:

@@ -19,7 +19,6 @@ where the knock-out cannot tell, by a minimisation of at most
 """
 from __future__ import annotations
 
-import fnmatch
 import re
 import shlex
 
@@ -523,16 +522,9 @@ def _likeliest(closed: list, key: BucketKey, case: Case):
 
     def fit(bug) -> tuple:
         holds = any(r.holds(ident) for r in bug.rules)
-        ops = max((len(r.ops_all) + bool(r.ops_any) for r in bug.rules
-                   if all(_has_glob(ident.ops, g) for g in r.ops_all)
-                   and (not r.ops_any or any(_has_glob(ident.ops, g) for g in r.ops_any))
-                   and not any(_has_glob(ident.ops, g) for g in r.ops_none)), default=-1)
+        ops = max((len(r.ops_all) + bool(r.ops_any) for r in bug.rules if r.ops_hold(ident.ops)), default=-1)
         return holds, ops
     return max(closed, key=fit)  # max keeps the first of equals: file order breaks ties
-
-
-def _has_glob(ops, glob: str) -> bool:
-    return any(fnmatch.fnmatchcase(op, glob) for op in ops)
 
 
 def costs_nothing(store: Store, fid: str, known) -> bool:

@@ -87,11 +87,15 @@ class Rule:
             return False
         if self.signature and not re.search(self.signature, ident.signature):
             return False
-        if any(not _has_op(ident.ops, g) for g in self.ops_all):
+        return self.ops_hold(ident.ops)
+
+    def ops_hold(self, ops) -> bool:
+        """The rule's op and marker conditions alone (ops_all, ops_any, ops_none) hold on ``ops``."""
+        if any(not _has_op(ops, g) for g in self.ops_all):
             return False
-        if any(_has_op(ident.ops, g) for g in self.ops_none):
+        if any(_has_op(ops, g) for g in self.ops_none):
             return False
-        return not self.ops_any or any(_has_op(ident.ops, g) for g in self.ops_any)
+        return not self.ops_any or any(_has_op(ops, g) for g in self.ops_any)
 
 
 def _culprit_ops(ident: "Identity") -> set[str]:

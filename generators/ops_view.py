@@ -447,3 +447,6 @@ VIEW = (
     Spec("torch.triu", "shape", tri, 0.3),
     Spec("torch.diag_embed", "shape", diag_embed, 0.2),
 )
+
+#: the names of the ops above that return a view of their operand (a write through one writes it)
+VIEW_OPS = frozenset(s.name for s in VIEW if s.family == "view")

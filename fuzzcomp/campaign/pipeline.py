@@ -412,7 +412,8 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
         # a contested claim: a rival entry's needs must not all be necessary too (CPU 1506: a
         # remainder by -inf read a softshrink's output, and knocking out the softshrink lost the
         # bug as well, so the softshrink entry passed its knock-out and took the label)
-        kept, m = _rival_dispensable(worker, case, key, rival_id, needs, timeout_s, phase_limits, deadline)
+        kept, m = _rival_dispensable(worker, case, key, rival_id, needs, [c.program for c in cands], timeout_s,
+                                     phase_limits, deadline)
         n += m
         if not kept:
             return None, n, known
@@ -432,7 +433,7 @@ def _fix_disagrees(worker: Worker, case: Case, key: BucketKey, proven, timeout_s
     valid, _keys, verdicts = probe_keys(worker, case, timeout_s, phase_limits, deadline, fix=fix)
     if valid and not verdicts:
         return None, 1
-    found = fix_probe_check(worker, case, key, timeout_s, phase_limits, deadline)
+    found = fix_probe_check(worker, case, key, timeout_s, phase_limits, deadline, tried={fix: False})
     n = 1 + (found["probes"] if found else 0)
     entry = found["entry"] if found else None
     return (Match(entry, "fix probe") if entry is not None and entry.id != proven.bug.id else None), n
@@ -451,11 +452,11 @@ def _both_gone(worker: Worker, case: Case, key: BucketKey, needs, other, timeout
     return valid and key not in keys, 1
 
 
-def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str, needs, timeout_s: float,
-                       phase_limits, deadline) -> tuple[bool, int]:
+def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str, needs, ours: list,
+                       timeout_s: float, phase_limits, deadline) -> tuple[bool, int]:
     """(True, probes) when the program without some need of the rival entry's holding rule still
     shows the bucket: the rival's bug is not what shows; or when the rival's knock-outs are the
-    claim's own programs, which nothing can tell apart (the claim stands, no probe). False: it
+    claim's own programs (``ours``, the claim's knock-outs already probed), which nothing can tell apart (the claim stands, no probe). False: it
     cannot be told apart, and the minimising label check decides."""
     reg = default_registry()
     rival = reg.get(rival_id)
@@ -465,7 +466,6 @@ def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str
     if not theirs or set(theirs) <= set(needs):
         return False, 0  # it names nothing the claim does not: no probe can tell them apart
     cands = knockouts(case, [need for need in theirs if need not in needs]) or []
-    ours = [c.program for c in knockouts(case, needs) or []]
     if cands and all(c.program in ours for c in cands):
         # its needs name the very statements the claim's do (an in-place add_ that is also the
         # input write): no probe, and no minimisation, can tell the two apart, since that
@@ -482,18 +482,21 @@ def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str
 
 
 def fix_probe_check(worker: Worker, case: Case, key: BucketKey, timeout_s: float,
-                    phase_limits=(None, None), deadline: float | None = None, registry=None) -> dict | None:
+                    phase_limits=(None, None), deadline: float | None = None, registry=None,
+                    tried: dict | None = None) -> dict | None:
     """Is an unclaimed finding a registered root cause in a form no rule names? Its program runs
     under the fix probe of each entry whose fix patches its stage (once per distinct fix): an entry whose
     fix leaves the program clean (valid, no verdict at all) closes it. Then one run without any
     fix must still show the bucket, so the fix, not chance, made the difference. Returns None when
     no entry has a probe, else {"entry": KnownBug or None, "closed_by": [ids], "probes": n}; where
-    several fixes close it (a probe that turns off a whole pass), the entry is the first of them."""
+    several entries' fixes close it (a probe that turns off a whole pass), the entry is the one
+    whose rule fits best (``_likeliest``). ``tried``: {fix: closed it} for probes the caller ran
+    already, not run again."""
     reg = registry or default_registry()
     cands = reg.fix_candidates(key.stage)
     if not cands:
         return None
-    closed, n, tried = [], 0, {}
+    closed, n, tried = [], 0, dict(tried or {})  # tried: fix -> closed it, for probes already run
     for bug in cands:
         if deadline is not None and time.monotonic() >= deadline:
             break

@@ -31,6 +31,7 @@ from pathlib import Path
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected
 from fuzzcomp.findings.store import write_atomic
 from fuzzcomp.findings.triage import BucketKey, culprit_named, op_set
+from fuzzcomp.generators.ops_view import VIEW_OPS
 from fuzzcomp.run.branches import taken_program
 from fuzzcomp.run.fix_probes import NAMES as FIX_PROBES, could_close
 
@@ -396,11 +397,6 @@ def input_markers(program) -> set[str]:
     return out
 
 
-def _view_ops() -> frozenset[str]:
-    from fuzzcomp.generators.ops_view import VIEW
-    return frozenset(s.name for s in VIEW if s.family == "view")
-
-
 def input_writes(program) -> list:
     """The in-place statements of the main body (at any depth, in order) that write a graph
     input or a view of one: an argument, a module's parameter or buffer (``self.*``), a tensor
@@ -408,13 +404,13 @@ def input_writes(program) -> list:
     graph input too: H200 seed 1504's buffer update, recomputed in backward after the forward
     wrote it, was refuted as its entry's bug because only arguments counted.)"""
     from fuzzcomp.generators.ir import Assign, Mutate, Ref, walk
-    views, out = _view_ops(), []
+    out = []
     names = {i.name for i in program.inputs} | {g.name for g in program.globals if g.kind == "tensor"}
 
     def state(name: str) -> bool:
         return name in names or name.startswith("self.")
     for st in walk(program.body):
-        if isinstance(st, Assign) and st.op in views and any(
+        if isinstance(st, Assign) and st.op in VIEW_OPS and any(
                 isinstance(a, Ref) and state(a.name) for a in st.args[:1]):
             names.add(st.out)
         elif isinstance(st, Mutate) and state(st.target):
@@ -433,12 +429,12 @@ def resume_writes(program) -> list:
     what ``resume:written`` names (CPU 1512's ``v5[::2].sin_()`` after a ``.item()``, the crash
     form of remat-reads-mutated-input). Inputs and module state are ``input_writes``' business."""
     from fuzzcomp.generators.ir import Assign, CallFn, CondOp, DataCond, If, Mutate, Ref, walk
-    views, graph_of, root, out, graph = _view_ops(), {}, {}, [], 0
+    graph_of, root, out, graph = {}, {}, [], 0
     for st in walk(program.body):
         if isinstance(st, If) and isinstance(st.cond, DataCond):
             graph += 1
             continue
-        if isinstance(st, Assign) and st.op in views and any(isinstance(a, Ref) for a in st.args[:1]):
+        if isinstance(st, Assign) and st.op in VIEW_OPS and any(isinstance(a, Ref) for a in st.args[:1]):
             root[st.out] = root.get(st.args[0].name, st.args[0].name)
         elif isinstance(st, (Assign, CallFn, CondOp)):
             root.pop(st.out, None)

@@ -88,8 +88,9 @@ def knock_out(case: Case, globs: tuple[str, ...]) -> Case | None:
                                                 if i.kind == "tensor" and i.layout == "expanded" else i
                                                 for i in p.inputs))
     else:
-        if len(globs) == 1 and globs[0] in _WRITES:
-            writes = _WRITES[globs[0]](p)
+        finder = _WRITES.get(globs[0]) if len(globs) == 1 else None  # a write marker, or ops
+        if finder is not None:
+            writes = finder(p)
             drop_a, drop_m = (lambda s: False), (lambda s: s in writes)
         else:
             drop_a = drop_m = (lambda s: _matches(s.op, globs))
@@ -100,7 +101,7 @@ def knock_out(case: Case, globs: tuple[str, ...]) -> Case | None:
             cand = _without(case, drop_a, drop_m)
         except _CannotGo:
             return None
-        left = _WRITES[globs[0]](cand.program) if len(globs) == 1 and globs[0] in _WRITES else [
+        left = finder(cand.program) if finder is not None else [
             s for s in walk_program(cand.program) if isinstance(s, (Assign, Mutate)) and _matches(s.op, globs)]
         if left:
             return None  # a named op survives (in a helper or a module's forward), or a write does

@@ -21,6 +21,7 @@ import dataclasses
 import torch
 
 from fuzzcomp.generators.emit import render_cond
+from fuzzcomp.generators.ops_view import VIEW_OPS
 from fuzzcomp.generators.ir import (Assign, CallFn, DataCond, If, Loop, Mutate, Program, Ref, ScalarCond,
                                     SizeCond, While, With, walk)
 
@@ -31,12 +32,10 @@ def written_roots(program: Program) -> set[str]:
     """Names of inputs and globals some statement of the program may write in place: a write's
     target traced back through views, the arguments of a helper call (a helper may write its
     parameters), and both sides of an aliased input pair."""
-    from fuzzcomp.generators.ops_view import VIEW
-    views = {s.name for s in VIEW if s.family == "view"}
     root: dict[str, str] = {}
     out: set[str] = set()
     for st in walk(program.body):
-        if isinstance(st, Assign) and st.op in views and st.args and isinstance(st.args[0], Ref):
+        if isinstance(st, Assign) and st.op in VIEW_OPS and st.args and isinstance(st.args[0], Ref):
             root[st.out] = root.get(st.args[0].name, st.args[0].name)
         elif isinstance(st, Mutate):
             out.add(root.get(st.target, st.target))

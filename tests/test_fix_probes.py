@@ -98,12 +98,17 @@ def _write_through_view_then_clone():
 @pytest.mark.parametrize("fix, flagged", [(None, True), ("no_noop_removal", False),
                                           ("expand_reindex_provably_one", True)])
 def test_the_noop_removal_probe_closes_the_clone_that_comes_back_as_the_input(fix, flagged):
+    _assert_aliasing_flagged(_write_through_view_then_clone(), 3, fix, flagged)
+
+
+def _assert_aliasing_flagged(program, size: int, fix, flagged: bool) -> None:
+    """``program`` compiled by Inductor (under ``fix`` where one is named) shows an aliasing
+    divergence exactly when ``flagged``."""
     from fuzzcomp.judge.check import check
     from fuzzcomp.run.execute import ExecOptions
-    import contextlib
     torch._dynamo.reset()
     with (fix_probes.apply(fix) if fix else contextlib.nullcontext()):
-        obs, verdicts = check(case(_write_through_view_then_clone(), "inductor", sizes=((3,),)),
+        obs, verdicts = check(case(program, "inductor", sizes=((size,),)),
                               ExecOptions(ladder=False, culprit=False, grad="off"))
     assert obs.eager_valid
     assert bool([v for v in verdicts if v.symptom == "aliasing"]) == flagged, [v.detail for v in verdicts]
@@ -123,15 +128,7 @@ def _minus_a_zero():
 @pytest.mark.slow
 @pytest.mark.parametrize("fix, flagged", [(None, True), ("no_noop_removal", False)])
 def test_the_noop_removal_probe_closes_the_subtracted_zero_that_comes_back_as_the_input(fix, flagged):
-    from fuzzcomp.judge.check import check
-    from fuzzcomp.run.execute import ExecOptions
-    import contextlib
-    torch._dynamo.reset()
-    with (fix_probes.apply(fix) if fix else contextlib.nullcontext()):
-        obs, verdicts = check(case(_minus_a_zero(), "inductor", sizes=((8,),)),
-                              ExecOptions(ladder=False, culprit=False, grad="off"))
-    assert obs.eager_valid
-    assert bool([v for v in verdicts if v.symptom == "aliasing"]) == flagged, [v.detail for v in verdicts]
+    _assert_aliasing_flagged(_minus_a_zero(), 8, fix, flagged)
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=aliasing-unknown-22d5a090 dedup=aliasing-unknown-22d5a090:Tensor.relu_+{0}.clone symptom=aliasing device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=aliasing-unknown-22d5a090 dedup=aliasing-unknown-22d5a090:Tensor.relu_+{0}.clone symptom=aliasing device=cpu issue=https://github.com/pytorch/pytorch/issues/197893
 """[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) changes which inputs outputs alias: alias of output tensor 0: eager='fresh' compiled='shares storage with x0'
 
 Found by fuzzcomp (seed 2027006139); bucket aliasing-unknown-22d5a090.

@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=compile-crash-inductor-4d831de9 dedup=compile-crash-inductor-4d831de9:cond:mix+cond:torch.sin+torch.cond+torch.nn.functional.linear symptom=compile-crash device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=compile-crash-inductor-4d831de9 dedup=compile-crash-inductor-4d831de9:cond:mix+cond:torch.sin+torch.cond+torch.nn.functional.linear symptom=compile-crash device=cpu issue=https://github.com/pytorch/pytorch/issues/188151
 """[Fuzzer][Compile Crash] torch.compile (inductor, cpu) fails to compile: compiled raised BackendCompilerFailed: RuntimeError: It seems one of cond's output stride is not a simple accumulative m
 
 Found by fuzzcomp (seed 2027007752); bucket compile-crash-inductor-4d831de9.

@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=gradient-unknown-b0e2bb36 dedup=gradient-unknown-b0e2bb36:Tensor.__truediv__+Tensor.scatter_add+cond:torch.cos+cond:torch.tanh+cond:{0} symptom=gradient device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=gradient-unknown-b0e2bb36 dedup=gradient-unknown-b0e2bb36:Tensor.__truediv__+Tensor.scatter_add+cond:torch.cos+cond:torch.tanh+cond:{0} symptom=gradient device=cpu issue=https://github.com/pytorch/pytorch/issues/153679
 """[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) computes wrong gradients: grad of input x1: rmse vs fp64: compiled 0.119 > 3 x eager 9.56e-09 + 4.8e-07; max abs diff 0.119; first at [0]: eager=-
 
 Found by fuzzcomp (seed 2027006399); bucket gradient-unknown-b0e2bb36.

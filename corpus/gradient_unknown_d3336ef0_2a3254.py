@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=gradient-unknown-d3336ef0 dedup=gradient-unknown-d3336ef0:Tensor.add_+torch.amin+torch.nn.functional.linear symptom=gradient device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=gradient-unknown-d3336ef0 dedup=gradient-unknown-d3336ef0:Tensor.add_+torch.amin+torch.nn.functional.linear symptom=gradient device=cpu issue=https://github.com/pytorch/pytorch/issues/186799
 """[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) computes wrong gradients: grad of input x2: compiled is non-finite at 1 elements where eager and fp64 are finite; first at [0, 0]: eager=0.1328125
 
 Found by fuzzcomp (seed 2026006090); bucket gradient-unknown-d3336ef0.

@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=mutation-unknown-4d12540c dedup=mutation-unknown-4d12540c:Tensor.masked_fill_+Tensor.unfold symptom=mutation device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=mutation-unknown-4d12540c dedup=mutation-unknown-4d12540c:Tensor.masked_fill_+Tensor.unfold symptom=mutation device=cpu issue=https://github.com/pytorch/pytorch/issues/198102
 """[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) leaves an input with wrong values: input x1 after call: rmse vs fp64: compiled 1.45 > 3 x eager 0 + 6.9e-07; max abs diff 1.88; first at [0]: eager=1.88021
 
 Found by fuzzcomp (seed 1000137); bucket mutation-unknown-4d12540c.

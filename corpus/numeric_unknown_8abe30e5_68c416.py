@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=numeric-unknown-8abe30e5 dedup=numeric-unknown-8abe30e5:Tensor.index_copy+Tensor.relu_+container:getitem+loop:carry_index+loop:init+torch.cos symptom=numeric device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=numeric-unknown-8abe30e5 dedup=numeric-unknown-8abe30e5:Tensor.index_copy+Tensor.relu_+container:getitem+loop:carry_index+loop:init+torch.cos symptom=numeric device=cpu issue=https://github.com/pytorch/pytorch/issues/198131
 """[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) returns wrong values: output[0]: rmse vs fp64: compiled 0.581 > 3 x eager 0 + 4.8e-07; max abs diff 0.822; first at [1, 0]: eager=0.6267537474
 
 Found by fuzzcomp (seed 2026006372); bucket numeric-unknown-8abe30e5.

@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=numeric-unknown-ffc43725 dedup=numeric-unknown-ffc43725:Tensor.index_add+Tensor.index_fill_+torch.median symptom=numeric device=cpu issue=none
+# fuzzcomp-corpus: status=open torch>=2.13.0 bucket=numeric-unknown-ffc43725 dedup=numeric-unknown-ffc43725:Tensor.index_add+Tensor.index_fill_+torch.median symptom=numeric device=cpu issue=https://github.com/pytorch/pytorch/issues/198094
 """[Fuzzer][Eager/Compile Divergence] torch.compile (inductor, cpu) returns wrong values: output[1]: 1 of 1 elements differ; first at [0]: eager=16 compiled=3
 
 Found by fuzzcomp (seed 2027008485); bucket numeric-unknown-ffc43725.

@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.11.0 bucket=runtime-crash-runtime-12bfee6f dedup=runtime-crash-runtime-12bfee6f:cond:torch.sigmoid+cond:torch.sin+cond:torch.tanh+torch.cond+torch.maximum symptom=runtime-crash device=cuda issue=none
+# fuzzcomp-corpus: status=open torch>=2.11.0 bucket=runtime-crash-runtime-12bfee6f dedup=runtime-crash-runtime-12bfee6f:cond:torch.sigmoid+cond:torch.sin+cond:torch.tanh+torch.cond+torch.maximum symptom=runtime-crash device=cuda issue=https://github.com/pytorch/pytorch/issues/169778
 """[Fuzzer][Runtime Crash] torch.compile (inductor, cuda) raises at run time: compiled raised AssertionError: expected size 2==2, stride 1088==1040 at dim=0
 
 Found by fuzzcomp (seed 811002917); bucket runtime-crash-runtime-12bfee6f.

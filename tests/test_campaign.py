@@ -473,6 +473,31 @@ def test_a_label_check_is_a_knock_out_probe_per_need_of_the_rule(tmp_path, monke
         assert info["known"]["id"] == "cos-numeric" and rig.checks == []
 
 
+@pytest.mark.parametrize("stage, backend", [("capture", "eager"), ("autograd", "aot_eager"),
+                                            ("decomposition", "aot_eager_decomp_partition"),
+                                            ("inductor", "inductor"), ("unknown", "inductor")])
+def test_a_knock_out_probes_on_the_backend_of_the_buckets_stage(tmp_path, monkeypatch, stage, backend):
+    """A bucket the ladder placed below Inductor shows on that stage's rung backend: its
+    knock-outs compile there (no code generation), the rest of the case as it was; a bucket at
+    Inductor or of unknown stage is probed on Inductor."""
+    from oracles.verdict import Verdict
+    bugs = [{"id": "cos-numeric", "title": "cos differs", "issue": "https://x/3", "state": "open",
+             "match": {"symptoms": ["numeric"], "ops_any": ["torch.cos"]}}]
+    case = generate(3)
+    probed = []
+
+    def fake_probe(worker, cand, *a, **k):
+        probed.append(cand)
+        return True, set(), []
+    rig = _LabelRig(tmp_path, monkeypatch, bugs, case, Verdict("numeric", stage, "same", "output 0 differs"),
+                    probe=fake_probe)
+    info = rig.finish()
+    assert info["label_check"]["says"] == "known" and len(probed) == 1
+    assert probed[0].compile.backend == backend
+    assert probed[0].compile.device == case.compile.device and probed[0].compile.dynamic == case.compile.dynamic
+    assert probed[0].calls == case.calls
+
+
 @pytest.mark.parametrize("rival_needed", [False, True])
 def test_a_contested_claim_also_knocks_out_its_rival(tmp_path, monkeypatch, rival_needed):
     """Two entries' rules hold (CPU 1506: a remainder by -inf in a program with a softshrink): the

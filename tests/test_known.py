@@ -104,6 +104,15 @@ def test_the_shipped_registry_loads_and_every_entry_names_its_searches_and_repro
         assert b.issue or b.searched_on, f"{b.id}: a bug without an issue says when it was searched"
 
 
+def test_every_corpus_file_names_the_issue_of_its_registry_entry():
+    """The corpus and the registry say the same upstream issue: a file whose bucket (or name) an
+    entry holds carries that entry's issue, ``none`` for a bug not reported upstream."""
+    from fuzzcomp.findings.known import corpus_issue_fixes
+    reg = load_registry(REPO / "corpus" / "known_bugs.json", "2.13.0")
+    assert corpus_issue_fixes(REPO / "corpus", reg) == []
+    assert sum("issue=https://" in p.read_text().splitlines()[0] for p in (REPO / "corpus").glob("*.py")) >= 9
+
+
 def test_every_registry_identity_is_a_real_bucket_slug():
     for b in default_registry("2.13.0").bugs:
         for slug in b.buckets:
@@ -195,9 +204,16 @@ def test_link_makes_the_next_report_label_the_bucket_known_and_refuses_bad_input
     before = _cli("report", str(tmp_path / "camp"), "--json", env=env)
     slug = next(iter(json.loads(before.stdout)["buckets"]))
     assert json.loads(before.stdout)["buckets"][slug]["known"] is False
+    # its corpus file (promoted before the issue was filed) says issue=none until the link
+    repro = corpus / "crash_repro.py"
+    repro.write_text(f"# fuzzcomp-corpus: status=open torch>=2.0 bucket={slug} dedup=d symptom=x device=cpu "
+                     "issue=none\nprint('BUG: x')\nraise SystemExit(1)\n")
     got = _cli("link", fid, "--campaign", str(tmp_path / "camp"), "--issue",
                "https://github.com/pytorch/pytorch/issues/123", env=env)
     assert got.returncode == 0, got.stderr
+    assert repro.read_text().splitlines()[0].endswith(f"bucket={slug} dedup=d symptom=x device=cpu "
+                                                      "issue=https://github.com/pytorch/pytorch/issues/123")
+    assert repro.read_text().splitlines()[1:] == ["print('BUG: x')", "raise SystemExit(1)"]
     after = json.loads(_cli("report", str(tmp_path / "camp"), "--json", env=env).stdout)["buckets"][slug]
     assert after["known"]["issue"] == "https://github.com/pytorch/pytorch/issues/123"
     assert "issues/123" in _cli("known", env=env).stdout

@@ -12,9 +12,10 @@ its first sight: one claimed by a settled identity (its bucket seen before, a ru
 raised exception's message, or a pinned rule no other entry contests: ``known.settled``) is
 neither minimised nor re-checked; any other claim on a silent symptom gets a label check once
 per campaign: first by knock-out (``knockout_check``: the program without each need of the rule,
-one probe each; the bug gone every time, and kept without some need of each rival entry, it is
-the entry's bug; still there, it is new and minimised and confirmed like any new bug), and
-where the knock-out cannot tell, by a minimisation of at most
+one probe each, on the backend of the bucket's stage (``probe_form``); the bug gone every time,
+and kept without some need of each rival entry, it is the entry's bug; still there, it is new
+and minimised and confirmed like any new bug), and where the knock-out cannot tell, by a
+minimisation of at most
 ``KNOWN_CHECK_S`` whose program's ops re-ask the registry. Still known, it is not re-checked.
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ from fuzzcomp.base.messages import CHECK, DONE, EAGER_ONLY, Job, LOCALISE
 from fuzzcomp.reduce.knockout import knock_out_all, knockouts, needs_of
 from fuzzcomp.reduce.minimise import minimise
 from fuzzcomp.campaign.hang_probe import hang_stage, probe_limits
+from fuzzcomp.attribute.ladder import CHEAP
 from fuzzcomp.workers.isolation_verdicts import blames_compiler, crash_verdict, needs_eager_rerun
 from fuzzcomp.render.repro import render_repro
 from fuzzcomp.render.shortrepro import HANG_S, is_short
@@ -362,6 +364,22 @@ def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False,
     return info
 
 
+#: the backend of the ladder's rung that names each stage below inductor
+_STAGE_BACKEND = {stage: backend for backend, _mode, stage in CHEAP}
+
+
+def probe_form(case: Case, key: BucketKey) -> Case:
+    """The case a knock-out probe runs: a bucket the campaign's ladder placed below inductor
+    (capture, autograd, decomposition) is shown by that stage's rung backend, whose compile has
+    no code generation (a fraction of CPU Inductor's C++ build), and the probe's own ladder
+    places what it shows at the same stage, so the bucket key compares as before. An inductor
+    case's bucket at inductor or later, and every other backend's case, run as they are."""
+    backend = _STAGE_BACKEND.get(key.stage)
+    if backend is None or case.compile.backend != "inductor":
+        return case
+    return case.with_compile(backend=backend, mode=None)
+
+
 def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s: float,
                    phase_limits=(None, None), deadline: float | None = None,
                    hop: bool = True) -> tuple[str | None, int, Match]:
@@ -380,6 +398,7 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
     (``_both_gone``, one probe) losing it, the finding is the claim's, known either way."""
     rule = known.rule or known.bug.rule
     needs = needs_of(rule.ops_all, rule.ops_any) if rule is not None else []
+    case = probe_form(case, key)  # every probe below, the rival's and the hop's too
     cands = knockouts(case, needs) if rule is not None else None
     if not cands:
         return None, 0, known

@@ -4,8 +4,9 @@ entry), ``known`` to list what the registry holds.
 Contract: ``cmd_link(args)`` adds the finding's bucket to the registry entry of ``--issue`` (or
 ``--id``), or makes a new entry for it, writes ``known_bugs.json`` atomically, and rebuilds the
 campaign's summary so the bucket shows as known at once; the next campaign labels it known when
-it is found. ``--fixed-in`` records the first torch release without the bug (``fuzzcomp recheck``
-tells which). ``cmd_known(args)`` prints one line per entry: id, state, next step, buckets and
+it is found. A corpus file of that bucket gets the entry's issue in its metadata line
+(``issue=``). ``--fixed-in`` records the first torch release without the bug (``fuzzcomp
+recheck`` tells which). ``cmd_known(args)`` prints one line per entry: id, state, next step, buckets and
 repro. Usage mistakes (no such finding, a URL that is not one, a broken registry) are one line
 and exit 2.
 """
@@ -20,7 +21,8 @@ from fuzzcomp.base.errors import HarnessError, UsageError
 from fuzzcomp.cli.corpus_commands import _refresh_campaign
 from fuzzcomp.cli.finding_lookup import find_finding
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, release
-from fuzzcomp.findings.known import REGISTRY_NAME, RegistryError, forget_cache, link_bucket, load_registry
+from fuzzcomp.findings.known import (REGISTRY_NAME, RegistryError, forget_cache, link_bucket, load_registry,
+                                     sync_corpus_issues)
 from fuzzcomp.findings.store import StoreError, load_finding
 
 _SLUG = re.compile(r"[a-z-]+-[a-z]+-[0-9a-f]{8}")
@@ -69,6 +71,11 @@ def cmd_link(args) -> int:
     forget_cache()
     print(f"{'new entry' if created else 'linked to entry'} {entry}: bucket {slug} is known"
           f"{' (' + args.issue + ')' if args.issue else ''} in {path}")
+    try:  # the corpus file of that bucket says the same issue as its entry
+        for f in sync_corpus_issues(path.parent, load_registry(path, "0")):
+            print(f"corpus file {f.name}: issue= now names its entry's issue")
+    except (RegistryError, CorpusError, OSError) as e:
+        raise HarnessError(f"linked, but the corpus files' issue= could not be updated: {e}") from None
     print("the next campaign labels it known and spends no minimisation on it")
     if folder is not None:
         if args.corpus:  # the rebuilt summary asks the registry just written

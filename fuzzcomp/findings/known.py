@@ -28,7 +28,8 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, load_known, release, torch_affected
+from fuzzcomp.findings.corpus import (CorpusError, META_PREFIX, default_corpus_dir, load_known, parse_meta, release,
+                                      torch_affected)
 from fuzzcomp.findings.store import write_atomic
 from fuzzcomp.findings.triage import BucketKey, culprit_named, op_set
 from fuzzcomp.generators.ops_view import VIEW_OPS
@@ -535,6 +536,40 @@ def default_registry(torch_version: str | None = None) -> Registry:
 def forget_cache() -> None:
     """Drop the loaded registries (after ``fuzzcomp link`` wrote one)."""
     _CACHE.clear()
+
+
+def corpus_issue_fixes(corpus_dir: Path, reg: Registry) -> list[tuple[Path, str, str]]:
+    """[(corpus file, its ``issue=``, the issue its registry entry names)] for each file whose
+    metadata disagrees with the entry that names it (as ``repro``, or by a listed bucket): the
+    corpus and the registry say the same upstream issue, and a file of an entry not reported
+    upstream says ``none``. A file no entry names keeps its own."""
+    out = []
+    for path in sorted(Path(corpus_dir).glob("*.py")):
+        meta = parse_meta(path.read_text(errors="replace")) if path.name != "conftest.py" else None
+        if not meta:
+            continue
+        bug = next((b for b in reg.bugs if not b.id.startswith("corpus:") and b.repro
+                    and b.repro.split()[0] == path.name), None) \
+            or next((b for b in reg.bugs if not b.id.startswith("corpus:") and meta.get("bucket") in b.buckets),
+                    None)
+        want = (bug.issue or "none") if bug is not None else None
+        if want is not None and meta.get("issue", "none") != want:
+            out.append((path, meta.get("issue", "none"), want))
+    return out
+
+
+def sync_corpus_issues(corpus_dir: Path, reg: Registry) -> list[Path]:
+    """Rewrite the metadata line of each corpus file ``corpus_issue_fixes`` names (atomically,
+    nothing else in the file changes). Returns the files rewritten."""
+    done = []
+    for path, _old, want in corpus_issue_fixes(corpus_dir, reg):
+        lines = path.read_text().splitlines(keepends=True)
+        i = next(i for i, line in enumerate(lines[:5]) if line.startswith(META_PREFIX))
+        head = re.sub(r"\s+issue=\S*", "", lines[i].rstrip("\n"))
+        lines[i] = f"{head} issue={want}\n"
+        write_atomic(path, "".join(lines))
+        done.append(path)
+    return done
 
 
 def link_bucket(path: Path, *, slug: str, title: str, issue: str | None, state: str | None = None,

@@ -104,6 +104,18 @@ def test_the_shipped_registry_loads_and_every_entry_names_its_searches_and_repro
         assert b.issue or b.searched_on, f"{b.id}: a bug without an issue says when it was searched"
 
 
+@pytest.mark.parametrize("op, glob, says", [
+    ("Tensor.add_", "Tensor.*_", True), ("Tensor.__setitem__", "Tensor.*_", True),
+    ("Tensor.__iadd__", "Tensor.*_", True), ("Tensor.__getitem__", "Tensor.*_", False),
+    ("Tensor.__add__", "Tensor.*_", False), ("Tensor.__neg__", "*Tensor.__neg__", True),
+    ("Tensor.__add__", "*add*", True), ("torch.relu", "torch.*_", False)])
+def test_an_in_place_glob_names_the_operator_dunders_that_write_only(op, glob, says):
+    """``Tensor.*_`` means the in-place methods: fnmatch alone let it name ``__getitem__`` and
+    ``__add__`` (4 entries' rules held on any indexing); ``x[i] = v`` and ``x += y`` do write."""
+    from fuzzcomp.findings.known import op_matches
+    assert op_matches(op, glob) is says
+
+
 def test_every_corpus_file_names_the_issue_of_its_registry_entry():
     """The corpus and the registry say the same upstream issue: a file whose bucket (or name) an
     entry holds carries that entry's issue, ``none`` for a bug not reported upstream."""

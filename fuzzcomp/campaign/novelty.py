@@ -20,12 +20,11 @@ with. With mode "off" it is the base config and nothing is learned or written. W
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import json
 from collections import defaultdict
 from pathlib import Path
 
-from fuzzcomp.findings.known import default_registry
+from fuzzcomp.findings.known import default_registry, op_matches
 from fuzzcomp.findings.store import case_from_json, write_json
 from fuzzcomp.generators.edges import EDGE_CAPABILITIES
 from fuzzcomp.generators.features import features
@@ -88,7 +87,7 @@ class Trigger:
 
 def resolve_ops(globs) -> frozenset:
     """Generator op names the globs match."""
-    return frozenset(n for n in _OP_NAMES if any(fnmatch.fnmatchcase(n, g) for g in globs))
+    return frozenset(n for n in _OP_NAMES if any(op_matches(n, g) for g in globs))
 
 
 def trigger_of_case(case) -> Trigger:

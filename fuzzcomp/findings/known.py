@@ -78,7 +78,7 @@ class Rule:
 
     def names_any(self, ops) -> bool:
         """One of the rule's op globs matches one of ``ops``."""
-        return any(fnmatch.fnmatchcase(op, g) for g in self.ops_all + self.ops_any for op in ops)
+        return any(op_matches(op, g) for g in self.ops_all + self.ops_any for op in ops)
 
     def holds(self, ident: "Identity") -> bool:
         if self.symptoms and ident.symptom not in self.symptoms:
@@ -109,8 +109,23 @@ def _culprit_ops(ident: "Identity") -> set[str]:
     return {name} | {op for op in ident.ops if op.endswith(":" + name)}
 
 
+_WRITING_DUNDER = re.compile(r"(.*\.)?__(setitem|i[a-z]+)__$")
+
+
+def op_matches(op: str, glob: str) -> bool:
+    """``op`` matches the registry's op ``glob`` (fnmatch, case-sensitive). A glob of in-place
+    methods (ending in one ``_``, e.g. ``Tensor.*_``) names writes: of the operator dunders it
+    matches only those that write (``__setitem__``, ``__iadd__`` ...), never ``__getitem__`` or
+    ``__add__``, which fnmatch's ``*`` alone would let it name."""
+    if not fnmatch.fnmatchcase(op, glob):
+        return False
+    if glob.endswith("_") and not glob.endswith("__") and op.endswith("__") and "__" in op[:-2]:
+        return bool(_WRITING_DUNDER.match(op))
+    return True
+
+
 def _has_op(ops: frozenset[str], glob: str) -> bool:
-    return any(fnmatch.fnmatchcase(op, glob) for op in ops)
+    return any(op_matches(op, glob) for op in ops)
 
 
 @dataclass(frozen=True)

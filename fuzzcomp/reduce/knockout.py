@@ -21,9 +21,8 @@ label-check minimisation; the minimiser is never asked.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 
-from fuzzcomp.findings.known import input_writes, resume_writes
+from fuzzcomp.findings.known import input_writes, op_matches, resume_writes
 from fuzzcomp.generators.ir import Assign, Case, Mutate, Ref, walk, walk_program
 from fuzzcomp.reduce.ir_edits import with_program
 from fuzzcomp.reduce.passes_structure import _map_bodies
@@ -43,7 +42,7 @@ def needs_of(ops_all, ops_any) -> list[tuple[str, ...]]:
 
 def _matches(op: str, globs) -> bool:
     op = op.removeprefix("branch:")
-    return any(fnmatch.fnmatchcase(op, g) for g in globs)
+    return any(op_matches(op, g) for g in globs)
 
 
 class _CannotGo(Exception):

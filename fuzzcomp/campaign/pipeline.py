@@ -369,11 +369,14 @@ _STAGE_BACKEND = {stage: backend for backend, _mode, stage in CHEAP}
 
 
 def probe_form(case: Case, key: BucketKey) -> Case:
-    """The case a knock-out probe runs: a bucket the campaign's ladder placed below inductor
-    (capture, autograd, decomposition) is shown by that stage's rung backend, whose compile has
-    no code generation (a fraction of CPU Inductor's C++ build), and the probe's own ladder
-    places what it shows at the same stage, so the bucket key compares as before. An inductor
-    case's bucket at inductor or later, and every other backend's case, run as they are."""
+    """The case a label check's probes run (knock-outs and fix probes): a bucket the campaign's
+    ladder placed below inductor (capture, autograd, decomposition) is shown by that stage's rung
+    backend, whose compile has no code generation (a fraction of CPU Inductor's C++ build), and
+    the probe's own ladder places what it shows at the same stage, so the bucket key compares as
+    before. A fix of a pass at or before that stage acts there as it does under Inductor (the
+    decomposition rung has Inductor's decompositions and min-cut partitioner); a fix of a later
+    pass closes it on neither. An inductor case's bucket at inductor or later, and every other
+    backend's case, run as they are."""
     backend = _STAGE_BACKEND.get(key.stage)
     if backend is None or case.compile.backend != "inductor":
         return case
@@ -449,6 +452,7 @@ def _fix_disagrees(worker: Worker, case: Case, key: BucketKey, proven, timeout_s
     fix = proven.bug.fix_probe
     if fix is None or worker is None:
         return None, 0
+    case = probe_form(case, key)
     valid, _keys, verdicts = probe_keys(worker, case, timeout_s, phase_limits, deadline, fix=fix)
     if valid and not verdicts:
         return None, 1
@@ -515,6 +519,7 @@ def fix_probe_check(worker: Worker, case: Case, key: BucketKey, timeout_s: float
     cands = reg.fix_candidates(key.stage)
     if not cands:
         return None
+    case = probe_form(case, key)  # a fix of a pass at or before the bucket's stage acts there too
     closed, n, tried = [], 0, dict(tried or {})  # tried: fix -> closed it, for probes already run
     for bug in cands:
         if deadline is not None and time.monotonic() >= deadline:

@@ -102,6 +102,12 @@ def test_the_shipped_registry_loads_and_every_entry_names_its_searches_and_repro
     for b in reg.bugs:
         assert b.searched, f"{b.id}: record the upstream searches made for it"
         assert b.issue or b.searched_on, f"{b.id}: a bug without an issue says when it was searched"
+    # the repro is a corpus file that exists, or none, and the notes say why there is none
+    own = [b for b in reg.bugs if not b.id.startswith("corpus:")]
+    for b in own:
+        assert b.repro is None or (REPO / "corpus" / b.repro).is_file(), f"{b.id}: repro {b.repro!r} is no corpus file"
+        assert b.repro or "No corpus file" in (b.notes or ""), f"{b.id}: no repro, and the notes do not say why"
+    assert sum(b.repro is not None for b in own) >= 90
 
 
 @pytest.mark.parametrize("op, glob, says", [

@@ -5,7 +5,7 @@
 For every finding of a finished campaign whose known label was checked by knock-out
 (``status.json``: ``label_check.how == "knock-out"``), the same check
 (``fuzzcomp.campaign.pipeline.knockout_check``) runs twice on one worker, in alternating
-order: once as the campaign now runs it (``probe_form``: a bucket the ladder placed below
+order, each on a fresh worker warmed on an unrelated program: once as the campaign now runs it (``probe_form``: a bucket the ladder placed below
 Inductor is probed on that stage's backend) and once with every probe on the case's own
 backend, as before. It prints, per finding, the bucket's stage, both verdicts and both times,
 then the totals and their ratio. The verdicts must agree: a disagreement is printed and the
@@ -23,7 +23,10 @@ from pathlib import Path
 import fuzzcomp.campaign.pipeline as pipeline
 from fuzzcomp.findings.known import claim
 from fuzzcomp.findings.store import Store
+from fuzzcomp.generators import generate
 from fuzzcomp.workers.worker import Worker, WorkerSettings
+
+WARM_SEED = 12345
 
 
 def checked(store: Store) -> list[str]:
@@ -36,8 +39,21 @@ def checked(store: Store) -> list[str]:
     return out
 
 
-def one(worker: Worker, case, key, match, staged: bool, timeout_s: float) -> tuple[str, float]:
+def fresh_worker(timeout_s: float) -> Worker:
+    """A new worker, warmed on an unrelated program under each backend: every timed check starts
+    from the same state (a worker that ran the check before would load its C++ kernels from the
+    code cache, and the second arm would look faster)."""
+    worker = Worker(0, WorkerSettings())
+    worker.start()
+    warm = generate(WARM_SEED)
+    for backend in ("inductor", "aot_eager", "aot_eager_decomp_partition", "eager"):
+        pipeline.probe_keys(worker, warm.with_compile(backend=backend, mode=None), timeout_s)
+    return worker
+
+
+def one(case, key, match, staged: bool, timeout_s: float) -> tuple[str, float]:
     saved = pipeline.probe_form
+    worker = fresh_worker(timeout_s)
     if not staged:
         pipeline.probe_form = lambda c, k: c
     try:
@@ -46,6 +62,7 @@ def one(worker: Worker, case, key, match, staged: bool, timeout_s: float) -> tup
         return f"{verdict or 'cannot tell'}:{proven.bug.id}:{n}", time.perf_counter() - t0
     finally:
         pipeline.probe_form = saved
+        worker.stop()
 
 
 def main(argv=None) -> int:
@@ -59,30 +76,25 @@ def main(argv=None) -> int:
     if not fids:
         print(f"no knock-out label check in {args.campaign}", file=sys.stderr)
         return 2
-    worker = Worker(0, WorkerSettings())
-    worker.start()
     rows, bad = [], 0
-    try:
-        for i, fid in enumerate(fids):
-            data = store.finding(fid)
-            case, key = data["case_obj"], data["bucket_obj"]
-            match = claim(key, case)
-            if match is None:
-                print(f"{fid}: no registry claim now, skipped")
-                continue
-            got = {}
-            for staged in ((True, False) if i % 2 == 0 else (False, True)):
-                got[staged] = one(worker, case, key, match, staged, args.timeout)
-            agree = got[True][0] == got[False][0]
-            bad += not agree
-            rows.append({"id": fid, "stage": key.stage, "staged": got[True][0], "inductor": got[False][0],
-                         "staged_s": round(got[True][1], 2), "inductor_s": round(got[False][1], 2),
-                         "agree": agree})
-            r = rows[-1]
-            print(f"{fid} {key.stage:13} staged {r['staged_s']:6.2f} s {r['staged']:45}"
-                  f" as-is {r['inductor_s']:6.2f} s {r['inductor']}{'' if agree else '  DISAGREE'}", flush=True)
-    finally:
-        worker.stop()
+    for i, fid in enumerate(fids):
+        data = store.finding(fid)
+        case, key = data["case_obj"], data["bucket_obj"]
+        match = claim(key, case)
+        if match is None:
+            print(f"{fid}: no registry claim now, skipped")
+            continue
+        got = {}
+        for staged in ((True, False) if i % 2 == 0 else (False, True)):
+            got[staged] = one(case, key, match, staged, args.timeout)
+        agree = got[True][0] == got[False][0]
+        bad += not agree
+        rows.append({"id": fid, "stage": key.stage, "staged": got[True][0], "inductor": got[False][0],
+                     "staged_s": round(got[True][1], 2), "inductor_s": round(got[False][1], 2),
+                     "agree": agree})
+        r = rows[-1]
+        print(f"{fid} {key.stage:13} staged {r['staged_s']:6.2f} s {r['staged']:45}"
+              f" as-is {r['inductor_s']:6.2f} s {r['inductor']}{'' if agree else '  DISAGREE'}", flush=True)
     a = sum(r["staged_s"] for r in rows)
     b = sum(r["inductor_s"] for r in rows)
     print(f"{len(rows)} checks: staged {a:.1f} s, as-is {b:.1f} s, ratio {a / b:.2f}; "

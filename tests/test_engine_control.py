@@ -250,6 +250,7 @@ def test_generation_keeps_one_minimisation_in_reserve_before_the_end():
     c.cfg = SimpleNamespace(minimize=True, seconds=1800.0, minimize_budget_s=120.0)
     c.queue, c._slug_of, c._has_repro, c._minimisers, c._known = [], {}, set(), [], {}
     c._minimise_spent, c._minimise_count, c.workers = 130.0, 2, [object(), object()]
+    c._check_spent, c._check_count = 0.0, 0
     now = time.monotonic()
     assert not c._generation_over(now + 66.0)      # 65 s per minimisation measured: go on
     assert c._generation_over(now + 64.0)          # inside the standing reserve: stop
@@ -257,8 +258,24 @@ def test_generation_keeps_one_minimisation_in_reserve_before_the_end():
     c._slug_of = {f"f{i}": f"b{i}" for i in range(3)}
     assert c._generation_over(now + 129.0)         # 3 buckets wait on 2 workers: 2 rounds
     assert not c._generation_over(now + 131.0)
+    # known bugs' label checks waiting (3 buckets, 2 workers: 2 rounds of the 20 s estimate, then
+    # of their measured mean) keep their time too: CPU 1516 ended with a rule's claim unchecked
+    c._known = {f"k{i}": object() for i in range(3)}
+    c.queue += [(1, 0, 3 + i, f"k{i}") for i in range(3)]
+    c._slug_of.update({f"k{i}": f"kb{i}" for i in range(3)})
+    assert c._generation_over(now + 169.0) and not c._generation_over(now + 171.0)  # 130 + 2 x 20
+    c._check_spent, c._check_count = 20.0, 4                                      # 5 s a check measured
+    assert c._generation_over(now + 139.0) and not c._generation_over(now + 141.0)
+    c.queue = [q for q in c.queue if q[0] == 1]    # only checks wait: the larger of them and one minimisation
+    assert c._generation_over(now + 64.0) and not c._generation_over(now + 66.0)
+    c._check_spent, c._check_count = 0.0, 0
+    c._known.update({f"k{i}": object() for i in range(3, 9)})
+    c.queue += [(1, 0, 3 + i, f"k{i}") for i in range(3, 9)]
+    c._slug_of.update({f"k{i}": f"kb{i}" for i in range(3, 9)})
+    assert c._generation_over(now + 99.0) and not c._generation_over(now + 101.0)  # 9 checks: 5 rounds of 20 s > 65 s
+    c._known, c.queue = {}, []
     c.cfg.seconds = 60.0                           # a short budget: the reserve is capped
-    c.queue, c._minimise_count = [], 0
+    c._minimise_count = 0
     assert not c._generation_over(now + 16.0) and c._generation_over(now + 14.0)  # 15 s: a quarter
     c.cfg.minimize = False
     assert not c._generation_over(now + 1.0)

@@ -113,6 +113,8 @@ class Campaign(MinimiserPool):
         self._slug_of: dict[str, str] = {}  # finding id -> bucket slug
         self._minimise_spent = 0.0          # worker seconds of finished minimisations, and how many
         self._minimise_count = 0
+        self._check_spent = 0.0             # the same for known bugs' label checks
+        self._check_count = 0
         self._confirm_times: list[float] = []  # seconds of each finished fresh-process check
         self._shutting_down = False
         self._hurry = threading.Event()     # a signal while saving: cut the waits short

@@ -6,7 +6,8 @@ Contract: ``MinimiserPool`` is mixed into ``Campaign``; it reads the campaign's 
 ``_minimisers`` (one record per running minimisation: its worker, thread, deadline and result).
 ``_enqueue`` queues a finding (a known bug whose identity is settled is recorded at once, with no
 worker: ``pipeline.settle_known``); ``_generation_over`` keeps the time the new bugs waiting still
-need at the budget's end, with a standing reserve of one measured minimisation and its check. Each
+need at the budget's end, and the known bugs' label checks waiting, with a standing reserve of one
+measured minimisation and its check. Each
 minimisation runs ``pipeline.finish_finding`` in a thread on a worker taken from the pool;
 a new bug goes first, a known one last; while cases are still generated, minimisation takes at most the
 configured share of worker time and one worker always keeps generating. The reduction stops early
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from fuzzcomp.base.config import default_minimizers
 from fuzzcomp.campaign.novelty import worth_learning
-from fuzzcomp.campaign.pipeline import costs_nothing, finish_finding, settle_known
+from fuzzcomp.campaign.pipeline import KNOWN_CHECK_S, costs_nothing, finish_finding, settle_known
 from fuzzcomp.findings.known import claim
 from fuzzcomp.findings.store import case_from_json
 from fuzzcomp.findings.store import StoreError
@@ -88,16 +89,21 @@ class MinimiserPool:
         of the budget; with buckets waiting it is their rounds, at most a quarter too."""
         if end is None or not self.cfg.minimize:
             return False
-        # the reserve is for new bugs: a known one costs a report, not a minimisation
+        busy = {m["slug"] for m in self._minimisers}
         waiting = {self._slug_of.get(q[-1]) for q in self.queue if q[-1] not in self._known} - \
-            self._has_repro - {m["slug"] for m in self._minimisers}
+            self._has_repro - busy
+        # a known bug's label check (one per bucket, queued only while unchecked) is short, but
+        # without its time a rule's unchecked claim stood at the end (CPU 1516: cba82c1c was
+        # another entry's bug, and the reserve, kept for new bugs only, left it no worker)
+        checks = {self._slug_of.get(q[-1]) for q in self.queue if q[-1] in self._known} - busy
         per = (self._minimise_spent / self._minimise_count) if self._minimise_count else \
             min(self.cfg.minimize_budget_s, 60.0) + 30.0
-        if waiting:
-            rounds = -(-len(waiting) // max(1, len(self.workers)))
-            reserve = min(rounds * per, 0.25 * (self.cfg.seconds or 0))
-        else:  # the standing reserve costs generation time: a quarter at most (short campaigns)
-            reserve = min(per, 0.25 * (self.cfg.seconds or 0))
+        per_check = (self._check_spent / self._check_count) if self._check_count else KNOWN_CHECK_S
+        width = max(1, len(self.workers))
+        need = -(-len(waiting) // width) * per + -(-len(checks) // width) * per_check
+        # with nothing waiting, one minimisation stays in reserve (a bucket found in the last
+        # seconds); either way a quarter of the budget at most (short campaigns)
+        reserve = min(need if waiting else max(need, per), 0.25 * (self.cfg.seconds or 0))
         return time.monotonic() >= end - reserve
 
     def _maybe_minimise(self, pool, end, generating: bool) -> None:
@@ -197,7 +203,10 @@ class MinimiserPool:
             pool.append(m["worker"])
             info = dict(m["result"] or {"id": m["fid"], "error": "no result"})
             info["worker_s"] = round(spent, 1)
-            if "error" not in info:
+            if "error" not in info and info.get("known"):  # a label check that stayed known
+                self._check_spent += spent
+                self._check_count += 1
+            elif "error" not in info:
                 self._minimise_spent += spent
                 self._minimise_count += 1
                 if info.get("confirm_s") is not None and info.get("confirmed") is not None:

@@ -332,3 +332,18 @@ def test_a_program_that_leaves_grad_mode_off_does_not_change_the_next_call(tmp_p
     assert "torch.set_grad_enabled(False)" in text and "torch.set_grad_enabled(True)  # fn changes it" in text
     rc, last, out = _run(tmp_path / "eager.py", text)
     assert rc == 0 and last.startswith("OK"), out
+
+
+def test_the_callers_write_into_an_inference_output_runs_under_inference_mode(tmp_path):
+    """An output made under inference mode can be written only inside inference mode: the
+    campaign writes it there, and so must the short file (CPU 1517: a repro whose caller wrote the
+    output after the `with` block raised in eager at call 0 and printed no BUG line)."""
+    case = _case("torch.mul({0}, {0})", [Call((3,), 0, grad_mode="inference", caller=("mutate_output",)),
+                                         Call((3,), 1, grad_mode="inference", caller=("mutate_output",))])
+    key = BucketKey("runtime-crash", "runtime", "RuntimeError: planted fault: compiled kernel failed at run time")
+
+    def check(text):
+        assert "with torch.inference_mode():  # the caller's writes, under the call's grad mode" in text, text
+    # the planted backend's graph raises on its second call: call 1, after call 0's write went through
+    _both_ways(tmp_path, case, key, "fuzzcomp.planted:runtime_crash", "call 1: compiled call raised RuntimeError",
+               check=check)

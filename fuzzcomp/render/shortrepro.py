@@ -349,6 +349,9 @@ def _render(spec: Spec) -> str:
                                          "    o.mul_(2)  # the caller writes the first float output"])
     if "mutate_input" in caller:
         writes += when("mutate_input", _caller_input_write(spec))
+    if writes and mode_ctx:  # under the call's grad mode, as the campaign wrote (an inference output
+        writes = [f"with {mode_ctx}:  # the caller's writes, under the call's grad mode"] + \
+            ["    " + ln for ln in writes]  # can only be written inside inference mode)
     pre = [] if gstate else _global_resets(fn_src, mode_ctx)
     if per_caller and "deterministic" in caller:
         pre.append('torch.use_deterministic_algorithms("deterministic" in CALLER[call])')

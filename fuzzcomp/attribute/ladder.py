@@ -6,6 +6,7 @@ eager (capture) -> aot_eager (autograd) -> aot_eager_decomp_partition
 (decomposition) -> inductor; under a CUDA-graph mode on a GPU one more rung,
 inductor without CUDA graphs (stage inductor), so the full mode's stage is
 ``cudagraphs``. A custom backend past aot_eager is stage ``backend``.
+``stage_backend(stage)`` names the rung backend of a stage below inductor.
 ``attribute(case, obs, verdicts, options)`` runs the ladder for the primary
 verdict in the worker, before the finding is bucketed, so the BucketKey holds
 the ladder's answer for every symptom: the first rung that shows the symptom
@@ -31,6 +32,13 @@ from fuzzcomp.run.execute import DEFAULT_OPTIONS, _first_line
 CHEAP = (("eager", None, "capture"), ("aot_eager", None, "autograd"),
          ("aot_eager_decomp_partition", None, "decomposition"))
 LADDER = tuple((b, s) for b, _, s in CHEAP) + (("inductor", "inductor"),)
+_STAGE_BACKEND = {s: b for b, _, s in CHEAP}
+
+
+def stage_backend(stage: str | None) -> str | None:
+    """The backend of the rung that names ``stage`` below inductor (capture: eager, autograd:
+    aot_eager, decomposition: aot_eager_decomp_partition); None for inductor and later stages."""
+    return _STAGE_BACKEND.get(stage)
 CUDAGRAPH_MODES = {"reduce-overhead": None, "max-autotune": "max-autotune-no-cudagraphs"}
 
 

@@ -35,7 +35,7 @@ from fuzzcomp.generators import Case
 from fuzzcomp.oracles import Observation, Verdict, primary
 from fuzzcomp.oracles.judge import judge_recompiles
 
-from fuzzcomp.attribute.ladder import CHEAP
+from fuzzcomp.attribute.ladder import stage_backend
 from fuzzcomp.attribute.outofplace import out_of_place
 from fuzzcomp.generators.ir import Mutate
 
@@ -101,7 +101,7 @@ def _shows(stats: dict | None, kinds) -> bool | None:
 
 def _backend(case: Case, obs: Observation) -> str:
     stage = (obs.stats.get("ladder") or {}).get("stage")
-    return next((b for b, _, s in CHEAP if s == stage), case.compile.backend)
+    return stage_backend(stage) or case.compile.backend
 
 
 def twin_runs(case: Case, kinds, probe) -> tuple[str, dict]:

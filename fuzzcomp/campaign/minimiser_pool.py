@@ -86,7 +86,9 @@ class MinimiserPool:
         campaign's last finding came 1 s before its end; an 8-minute H200 campaign's came 68 s
         before, and a minimisation with its fresh-process check takes about 150 s there). That
         standing reserve is the measured time of one minimisation and its check, at most a quarter
-        of the budget; with buckets waiting it is their rounds, at most a quarter too."""
+        of the budget; with buckets waiting it is their rounds, at most a quarter too. Known bugs'
+        label checks waiting add their rounds at a check's measured pace (``KNOWN_CHECK_S`` before
+        the first)."""
         if end is None or not self.cfg.minimize:
             return False
         busy = {m["slug"] for m in self._minimisers}

@@ -37,7 +37,7 @@ from fuzzcomp.base.messages import CHECK, DONE, EAGER_ONLY, Job, LOCALISE
 from fuzzcomp.reduce.knockout import knock_out_all, knockouts, needs_of
 from fuzzcomp.reduce.minimise import minimise
 from fuzzcomp.campaign.hang_probe import hang_stage, probe_limits
-from fuzzcomp.attribute.ladder import CHEAP
+from fuzzcomp.attribute.ladder import stage_backend
 from fuzzcomp.workers.isolation_verdicts import blames_compiler, crash_verdict, needs_eager_rerun
 from fuzzcomp.render.repro import render_repro
 from fuzzcomp.render.shortrepro import HANG_S, is_short
@@ -364,10 +364,6 @@ def confirm_repro(repro, runs: int, timeout_s: float, should_stop=lambda: False,
     return info
 
 
-#: the backend of the ladder's rung that names each stage below inductor
-_STAGE_BACKEND = {stage: backend for backend, _mode, stage in CHEAP}
-
-
 def probe_form(case: Case, key: BucketKey) -> Case:
     """The case a label check's probes run (knock-outs and fix probes): a bucket the campaign's
     ladder placed below inductor (capture, autograd, decomposition) is shown by that stage's rung
@@ -377,7 +373,7 @@ def probe_form(case: Case, key: BucketKey) -> Case:
     decomposition rung has Inductor's decompositions and min-cut partitioner); a fix of a later
     pass closes it on neither. An inductor case's bucket at inductor or later, and every other
     backend's case, run as they are."""
-    backend = _STAGE_BACKEND.get(key.stage)
+    backend = stage_backend(key.stage)
     if backend is None or case.compile.backend != "inductor":
         return case
     return case.with_compile(backend=backend, mode=None)
@@ -479,8 +475,9 @@ def _rival_dispensable(worker: Worker, case: Case, key: BucketKey, rival_id: str
                        timeout_s: float, phase_limits, deadline) -> tuple[bool, int]:
     """(True, probes) when the program without some need of the rival entry's holding rule still
     shows the bucket: the rival's bug is not what shows; or when the rival's knock-outs are the
-    claim's own programs (``ours``, the claim's knock-outs already probed), which nothing can tell apart (the claim stands, no probe). False: it
-    cannot be told apart, and the minimising label check decides."""
+    claim's own programs (``ours``, the claim's knock-outs already probed), which nothing can
+    tell apart (the claim stands, no probe). False: it cannot be told apart, and the minimising
+    label check decides."""
     reg = default_registry()
     rival = reg.get(rival_id)
     ident = case_identity(key, case)

@@ -330,6 +330,7 @@ def test_worker_gets_a_private_cache_dir_that_is_removed(tmp_path):
         os.environ.update(env)
 
 
+@pytest.mark.slow  # each waits out its timeout; test_oracles_isolation's hang case stays in the default suite
 @pytest.mark.parametrize("backend,limits,says", [
     ("fuzzcomp.planted:hang", dict(compile_timeout_s=3.0), "a compilation took longer than 3 s"),
     ("fuzzcomp.planted:hang_at_run", dict(run_timeout_s=3.0), "a compiled run took longer than 3 s"),
@@ -347,6 +348,7 @@ def test_compile_and_run_have_their_own_timeouts(tmp_path, backend, limits, says
     assert says in f["verdicts"][0]["detail"]
 
 
+@pytest.mark.slow
 def test_eager_run_timeout_is_no_finding(tmp_path):
     """A run slower than the run limit on a correct backend is the program's cost, not the
     compiler's: whichever run the parent catches over the limit (eager, compiled, or the eager-only
@@ -355,6 +357,7 @@ def test_eager_run_timeout_is_no_finding(tmp_path):
     assert s["findings"] == 0 and s["cases"] == 3
 
 
+@pytest.mark.slow  # a 45 s campaign
 def test_minimisation_is_cut_at_the_campaign_deadline(tmp_path):
     """A minimisation that would outlast the budget (a 600 s reduction budget, a 45 s campaign)
     is cancelled at the deadline: the campaign ends within its grace, the repro is still written,

@@ -6,6 +6,7 @@ nothing lost. The ones that compile are marked slow.
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -223,7 +224,30 @@ def test_a_timeout_that_makes_every_case_hang_stops_the_campaign(tmp_path):
     p = _run(tmp_path, "run", "--cases", "12", "--jobs", "2", "--compile-timeout", "1", "--no-minimize",
              "--out", tmp_path / "h", timeout=600)
     line = _one_line_error(p, 2)
-    assert "each of the first 5 cases hung" in line and "--compile-timeout" in line
+    assert re.search(r"\b\d+ of the first \d+ cases hung", line) and "--compile-timeout" in line, line
+
+
+def test_the_hang_guard_stops_on_nearly_all_hangs_early_and_never_later_or_on_resume():
+    """Its finding events may lag the case events: 4 hangs at the 5th case stop the campaign; 2 do
+    not; past the first 10 cases, or on a resume, it never stops one."""
+    from types import SimpleNamespace
+    from fuzzcomp.cli.commands import _hang_guard, _SettingWastesCampaign
+    cfg = SimpleNamespace(compile_timeout_s=1, case_timeout_s=2)
+    hang = SimpleNamespace(symptom="hang")
+
+    def feed(guard, n_hangs, n_cases):
+        for i in range(n_hangs):
+            guard("finding", key=hang, fid=f"f{i}")
+        for n in range(1, n_cases + 1):
+            guard("case", counts={"cases": n})
+    with pytest.raises(_SettingWastesCampaign, match="4 of the first 5 cases hung"):
+        feed(_hang_guard(cfg, resume=False), 4, 5)
+    feed(_hang_guard(cfg, resume=False), 2, 10)
+    g = _hang_guard(cfg, resume=False)
+    feed(g, 0, 10)
+    feed(g, 11, 0)
+    g("case", counts={"cases": 11})  # 11 hangs of 11, but past the early window
+    feed(_hang_guard(cfg, resume=True), 5, 5)
 
 
 def test_report_next_step_reads_the_known_registry():

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from fuzzcomp.cli.parser import main
 
 
@@ -16,15 +14,19 @@ def _summary(out: Path) -> dict:
     return json.loads((out / "summary.json").read_text())
 
 
-def test_planted_fault_is_found_minimised_and_reproduced(tmp_path):
-    out = tmp_path / "camp"
+def test_planted_fault_is_found_minimised_and_reproduced(tmp_path, monkeypatch):
+    """Also with a relative --out, as the default (reports/run-...) is: the fresh-process check must
+    still find each repro, which runs from its own folder."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "rel" / "camp"
     code = main(["run", "--cases", "40", "--seed", "1", "--jobs", "2", "--quiet",
-                 "--backend", "fuzzcomp.planted:perturb_add", "--out", str(out),
+                 "--backend", "fuzzcomp.planted:perturb_add", "--out", "rel/camp",
                  "--minimize-budget", "60"])
     assert code == 1  # findings
     s = _summary(out)
     assert s["cases"] == 40 and s["valid_rate"] > 0.9
     assert s["findings"] >= 1
+    assert all(b["confirmed"] is True for b in s["buckets"].values() if b.get("repro")), s["buckets"]
     numeric = [b for b in s["buckets"].values() if b["symptom"] == "numeric"]
     assert numeric and numeric[0]["confirmed"] is True
     repro = out / numeric[0]["repro"]
@@ -37,7 +39,7 @@ def test_planted_fault_is_found_minimised_and_reproduced(tmp_path):
     fixed = tmp_path / "repro_eager.py"
     fixed.write_text(re.sub(r"backend=planted_backend", "backend='eager'", text))
     good = subprocess.run([sys.executable, str(fixed)], capture_output=True, text=True, timeout=300)
-    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.returncode == 0 and good.stdout.startswith("OK: compiled matches eager"), good.stdout + good.stderr
     # the report embeds the repro and the versions
     report = (repro.parent / "report.md").read_text()
     assert "### Versions" in report and "def fn(" in report
@@ -47,26 +49,16 @@ def test_planted_fault_is_found_minimised_and_reproduced(tmp_path):
 
 def test_eager_backend_gives_no_findings(tmp_path):
     out = tmp_path / "camp"
-    code = main(["run", "--cases", "300", "--seed", "7", "--jobs", "2", "--quiet",
+    # 40 cases through the whole campaign path; the oracles alone see 300 eager seeds in the slow
+    # suite (tests/test_oracles_baseline.py::test_baseline_500)
+    code = main(["run", "--cases", "40", "--seed", "7", "--jobs", "2", "--quiet",
                  "--backend", "eager", "--out", str(out)])
     s = _summary(out)
     assert code == (1 if s["buckets"] else 0)  # a recorded finding, known or not, exits 1
-    assert s["cases"] == 300
+    assert s["cases"] == 40
     assert s["valid_rate"] >= 0.95
     # nothing new: the eager backend computes what eager does; what it files is torch's own
     # registered bug of that backend (nested_compile_region's backward, #178520), never ours
     assert s["new_buckets"] == [] and s["notes_buckets"] == [], s["buckets"]
     assert all(b["known"] for b in s["buckets"].values()), s["buckets"]
     assert s["harness_errors"] == 0
-
-
-def test_relative_out_folder_still_confirms_repros(tmp_path, monkeypatch):
-    """The default --out is relative (reports/run-...): the fresh-process check must still find
-    the repro, which runs from its own folder."""
-    monkeypatch.chdir(tmp_path)
-    code = main(["run", "--cases", "12", "--seed", "1", "--jobs", "2", "--quiet",
-                 "--backend", "fuzzcomp.planted:perturb_add", "--out", "rel/camp", "--minimize-budget", "30"])
-    assert code == 1  # findings
-    s = _summary(tmp_path / "rel" / "camp")
-    assert s["findings"] >= 1
-    assert all(b["confirmed"] is True for b in s["buckets"].values() if b.get("repro")), s["buckets"]

@@ -400,16 +400,24 @@ def test_known_real_bugs_still_reproduce(name):
     assert KNOWN_REAL[name][0](), f"{name} no longer reproduces: remove it from KNOWN_REAL"
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.parametrize("backend", ["aot_eager"])  # eager: test_end_to_end's eager campaign
 def test_baseline_default(backend):
-    found, graded = _findings(backend, range(500_000, 500_060))
-    assert graded > 20  # the gradient oracle really ran on many of them
+    found, graded = _findings(backend, range(500_000, 500_030))  # 500 more: test_baseline_500 (slow)
+    assert graded > 10  # the gradient oracle really ran on many of them
     assert not found, "\n".join(found)
 
 
+# the large sample, in chunks of 100 seeds so xdist spreads it over its workers (one 500-seed test
+# ran alone for 14 minutes at the end of the slow suite): 500 seeds under aot_eager, the backend
+# whose silence has the most to prove (AOTAutograd's partition and functionalisation), 300 under
+# eager, whose whole-campaign path the default suite's test_end_to_end also runs
+BASELINE_CHUNKS = [("aot_eager", i) for i in range(5)] + [("eager", i) for i in range(3)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
-def test_baseline_500(backend):
-    found, graded = _findings(backend, range(600_000, 600_500))
-    assert graded > 150
+@pytest.mark.parametrize("backend,chunk", BASELINE_CHUNKS, ids=[f"{b}-{i}" for b, i in BASELINE_CHUNKS])
+def test_baseline_500(backend, chunk):
+    start = 600_000 + 100 * chunk
+    found, graded = _findings(backend, range(start, start + 100))
+    assert graded > 30  # the gradient oracle really ran on many of them
     assert not found, "\n".join(found)

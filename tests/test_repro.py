@@ -73,17 +73,15 @@ def test_short_repro_reads_like_a_person_wrote_it():
 
 
 def test_repro_exit_codes_and_pytest_collection(tmp_path):
-    """Short form: exit 1 + one BUG line with the planted fault, exit 0 on a correct backend (the
-    'fixed' compiler). The long form stays collectable by pytest."""
-    bad, good, long = tmp_path / "bad_repro.py", tmp_path / "good_repro.py", tmp_path / "long_repro.py"
+    """Short form: exit 1 + one BUG line with the planted fault (exit 0 on a correct backend, the
+    'fixed' compiler: test_end_to_end runs the campaign's repro with backend='eager'). The long
+    form stays collectable by pytest."""
+    bad, long = tmp_path / "bad_repro.py", tmp_path / "long_repro.py"
     bad.write_text(render_repro(_add_case("fuzzcomp.planted:perturb_add"), KEY, "detail"))
-    good.write_text(render_repro(_add_case("eager"), KEY, "detail"))
     long.write_text(render_repro(_add_case("eager"), KEY, "detail", form="long"))
     b = subprocess.run([sys.executable, str(bad)], capture_output=True, text=True, timeout=600)
     assert b.returncode == 1 and b.stdout.strip().startswith("BUG: compiled output differs"), b.stdout + b.stderr
     assert len(b.stdout.strip().splitlines()) == 1
-    g = subprocess.run([sys.executable, str(good)], capture_output=True, text=True, timeout=600)
-    assert g.returncode == 0 and g.stdout.strip() == "OK: compiled matches eager", g.stdout + g.stderr
     t = subprocess.run([sys.executable, "-m", "pytest", str(long), "-q", "-p", "no:cacheprovider", "-o",
                         "addopts=", "-o", "python_files=*.py"], capture_output=True, text=True, timeout=600,
                        cwd=tmp_path)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import torch
 
 from fuzzcomp.generators import generate
@@ -101,6 +102,7 @@ def test_a_killed_process_is_caught_in_a_child(tmp_path):
                check=lambda t: '"--child"' in t)
 
 
+@pytest.mark.slow  # the planted half waits out its 20 s; the child-process form itself: the killed-process test
 def test_a_hang_is_caught_in_a_child_with_a_timeout(tmp_path):
     case = _case("torch.sin({0})", [Call((3,), 0)]).with_compile(backend="fuzzcomp.planted:hang_at_run")
     spec = short_spec(case, BucketKey("hang", "backend", "hang"), "detail")

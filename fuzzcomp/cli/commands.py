@@ -67,7 +67,9 @@ def _version_warning(cfg) -> None:
               f"fuzzcomp {__version__}: findings of both are mixed in one campaign", file=sys.stderr)
 
 
-ALL_HANG_N = 5  # this many first cases, every one a hang finding: the timeout, not the compiler
+ALL_HANG_N = 5  # from this many cases on, nearly every one a hang finding: the timeout, not the compiler
+HANG_SHARE = 0.8  # "nearly every one": a hang's finding event may land after its case's, and one
+                  # cheap program may compile inside even a too-short timeout
 
 
 class _SettingWastesCampaign(ConfigError):
@@ -75,7 +77,8 @@ class _SettingWastesCampaign(ConfigError):
 
 
 def _hang_guard(cfg, resume: bool):
-    """A hook that stops a new campaign whose first ``ALL_HANG_N`` cases are all hang findings."""
+    """A hook that stops a new campaign when, at any count of its first ``ALL_HANG_N`` to
+    ``2 * ALL_HANG_N`` cases, at least ``HANG_SHARE`` of them were hang findings."""
     hangs: set = set()
 
     def check(event, **kw):
@@ -83,9 +86,10 @@ def _hang_guard(cfg, resume: bool):
             return
         if event == "finding" and kw["key"].symptom == "hang":
             hangs.add(kw["fid"])
-        elif event == "case" and kw["counts"].get("cases") == ALL_HANG_N and len(hangs) >= ALL_HANG_N:
+        elif event == "case" and ALL_HANG_N <= (n := kw["counts"].get("cases") or 0) <= 2 * ALL_HANG_N \
+                and len(hangs) >= HANG_SHARE * n:
             raise _SettingWastesCampaign(
-                f"each of the first {ALL_HANG_N} cases hung past --compile-timeout {cfg.compile_timeout_s:g} s "
+                f"{len(hangs)} of the first {n} cases hung past --compile-timeout {cfg.compile_timeout_s:g} s "
                 f"/ --case-timeout {cfg.case_timeout_s:g} s: the timeout is too short for compiling here, "
                 f"these are not compiler hangs (give a larger --compile-timeout)")
     return check

@@ -23,8 +23,16 @@ EXIT_USAGE = exitcodes.USAGE
 
 
 class _Parser(argparse.ArgumentParser):
+    """One-line usage errors; an epilog may be a function, called only when help is printed (the
+    generator's settings import torch, which a usage error or a plain run's parse must not wait for)."""
+
     def error(self, message):  # one line, exit 2
         raise UsageError(message)
+
+    def format_help(self):
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
 
 
 def _positive_float(text: str) -> float:
@@ -73,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "Exit 0: budget spent, no findings; 1: findings recorded; 2: bad input; 3: the "
                        "harness broke (a disk write failed, workers died); 130: stopped by "
                        "Ctrl-C/SIGTERM (all saved).", formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog=_generator_help())
+                       epilog=_generator_help)
     r.add_argument("--hours", type=_positive_float, help="time budget in hours")
     r.add_argument("--minutes", type=_positive_float, help="time budget in minutes")
     r.add_argument("--cases", type=_positive_int, help="stop after this many cases (campaign total)")

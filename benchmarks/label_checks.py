@@ -7,9 +7,9 @@ For every finding of a finished campaign whose known label was checked by knock-
 (``fuzzcomp.campaign.pipeline.knockout_check``) runs twice, in alternating order, each time on
 a fresh worker warmed on an unrelated program: once as the campaign now runs it (``probe_form``:
 a bucket the ladder placed below Inductor is probed on that stage's backend) and once with every
-probe on the case's own backend, as before. It prints, per finding, the bucket's stage, both verdicts and both times,
-then the totals and their ratio. The verdicts must agree: a disagreement is printed and the
-exit status is 1. Both runs share the machine's load, so the ratio is fair on a busy machine;
+probe on the case's own backend, as before. It prints, per finding, the bucket's stage, both
+verdicts and both times, then the totals and their ratio. The verdicts must agree: a
+disagreement is printed and the exit status is 1. Both runs share the machine's load, so the ratio is fair on a busy machine;
 the absolute seconds are not.
 """
 from __future__ import annotations

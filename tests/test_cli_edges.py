@@ -6,8 +6,8 @@ nothing lost. The ones that compile are marked slow.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys

@@ -33,13 +33,13 @@ CHEAP = (("eager", None, "capture"), ("aot_eager", None, "autograd"),
          ("aot_eager_decomp_partition", None, "decomposition"))
 LADDER = tuple((b, s) for b, _, s in CHEAP) + (("inductor", "inductor"),)
 _STAGE_BACKEND = {s: b for b, _, s in CHEAP}
+CUDAGRAPH_MODES = {"reduce-overhead": None, "max-autotune": "max-autotune-no-cudagraphs"}
 
 
 def stage_backend(stage: str | None) -> str | None:
     """The backend of the rung that names ``stage`` below inductor (capture: eager, autograd:
     aot_eager, decomposition: aot_eager_decomp_partition); None for inductor and later stages."""
     return _STAGE_BACKEND.get(stage)
-CUDAGRAPH_MODES = {"reduce-overhead": None, "max-autotune": "max-autotune-no-cudagraphs"}
 
 
 def rungs_for(case: Case) -> tuple[list[tuple], str]:

@@ -1,9 +1,11 @@
-# fuzzcomp-corpus: status=open torch>=2.11 bucket=numeric-inductor-1387b61f dedup=known:avgpool1d-one-element-cuda symptom=numeric device=cuda issue=https://github.com/pytorch/pytorch/issues/143720
+# fuzzcomp-corpus: status=open torch>=2.11 bucket=numeric-inductor-1387b61f dedup=known:avgpool1d-one-element-cuda symptom=numeric device=cuda issue=https://github.com/pytorch/pytorch/issues/143720 verified=no
 """[Known] CUDA: avg_pool1d (padding, ceil_mode) of a one-element input returns the element instead of its padded average
 
 Registry entry avgpool1d-one-element-cuda; upstream issue https://github.com/pytorch/pytorch/issues/143720.
 
-Exit 1 while the bug shows, 0 once it is fixed.
+Exit 1 while the bug shows, 0 once it is fixed. verified=no: its first form (avg_pool1d of a
+(1, 1) input tensor) passed on torch 2.11 (H200, 2026-12-05); the campaign's minimised program
+pooled a matmul's float16 output under autocast, as this one does.
 """
 import torch
 import torch.nn.functional as F
@@ -15,11 +17,13 @@ if not torch.cuda.is_available():
 
 
 def fn(x):
-    return F.avg_pool1d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)
+    with torch.autocast("cuda"):  # float16 matmul (a float64 input stays float64)
+        y = x @ x.t()  # (1, 1): one channel, one element
+    return F.avg_pool1d(y, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)
 
 
 def inputs(dtype=torch.float32):
-    return torch.tensor([[0.75]], dtype=dtype, device="cuda")  # (1, 1): one channel, one element
+    return torch.tensor([[0.75]], dtype=dtype, device="cuda")
 
 
 ref, fp64, res = fn(inputs()), fn(inputs(torch.float64)), torch.compile(fn)(inputs())

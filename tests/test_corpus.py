@@ -3,7 +3,7 @@
 The pytest run here uses a throwaway corpus (a copy of corpus/conftest.py plus
 tiny scripts that behave like repros) so every outcome is exercised without
 compiling anything: open bug showing -> xfailed; open bug passing -> a failure
-saying it looks fixed; fixed -> passes; fixed but showing -> a regression
+saying it looks fixed (an XPASS, not a failure, for a verified=no repro); fixed -> passes; fixed but showing -> a regression
 failure; CUDA-only -> skipped with the reason; a crashing repro -> failure.
 """
 import json
@@ -49,6 +49,8 @@ def test_corpus_outcomes_under_xdist(tmp_path):
         "regressed.py": ("# fuzzcomp-corpus: status=fixed torch<2.0 symptom=numeric", BUG),
         "gpu_only.py": ("# fuzzcomp-corpus: status=open torch>=2.0 device=cuda", BUG),
         "crashing.py": ("# fuzzcomp-corpus: status=open torch>=2.0 symptom=numeric", CRASH),
+        "unverified_missed.py": ("# fuzzcomp-corpus: status=open torch>=2.0 symptom=numeric verified=no", OK),
+        "unverified_shows.py": ("# fuzzcomp-corpus: status=open torch>=2.0 symptom=numeric verified=no", BUG),
     })
     code, out = _run_pytest(d, "-n", "2")
     assert code == 1, out
@@ -57,6 +59,10 @@ def test_corpus_outcomes_under_xdist(tmp_path):
     assert "PASSED" in out and "fixed_bug" in out
     assert "regressed" in out and "a regression" in out
     assert "crashing" in out and "the repro itself failed" in out
+    # verified=no: a hand-written repro never yet seen failing; passing is an XPASS, not a failure
+    assert "XPASS" in out and "unverified_missed" in out and "unverified repro" in out
+    assert "XFAIL" in out and "unverified_shows" in out
+    assert not any("FAILED" in ln and "unverified" in ln for ln in out.splitlines()), out
     assert "passed" in out and "corpus-self-test" in out
     import torch
     if not torch.cuda.is_available():

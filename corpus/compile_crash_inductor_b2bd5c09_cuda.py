@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.11.0 bucket=compile-crash-inductor-b2bd5c09 dedup=compile-crash-inductor-b2bd5c09:cond:mix+cond:torch.sin+torch.cond symptom=compile-crash device=cuda issue=https://github.com/pytorch/pytorch/issues/167070
+# fuzzcomp-corpus: status=open torch>=2.11,<2.13 bucket=compile-crash-inductor-b2bd5c09 dedup=compile-crash-inductor-b2bd5c09:cond:mix+cond:torch.sin+torch.cond symptom=compile-crash device=cuda issue=https://github.com/pytorch/pytorch/issues/167070
 """[Fuzzer][Compile Crash] torch.compile (inductor, cuda) fails to compile: compiled raised InductorError: AssertionError: Unsupported inductor graph input type: <class 'sympy.core.relational.Stri
 
 Found by fuzzcomp (seed 31000158); bucket compile-crash-inductor-b2bd5c09.

@@ -1,4 +1,4 @@
-# fuzzcomp-corpus: status=open torch>=2.11 bucket=compile-crash-inductor-c5391d0d dedup=compile-crash-inductor-c5391d0d:Tensor.bool+Tensor.view[dtype] symptom=compile-crash device=cuda issue=none
+# fuzzcomp-corpus: status=open torch>=2.11,<2.13 bucket=compile-crash-inductor-c5391d0d dedup=compile-crash-inductor-c5391d0d:Tensor.bool+Tensor.view[dtype] symptom=compile-crash device=cuda issue=none
 """[Fuzzer][Compile Crash] torch.compile (inductor, cuda) fails to compile: compiled raised InductorError: LoweringException: TypeError: torch.bool is not supported by torch.iinfo
 
 Found by fuzzcomp 0.1.0 (seed 1201003878) on torch 2.11.0+cu130; bucket compile-crash-inductor-c5391d0d.

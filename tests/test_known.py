@@ -131,6 +131,22 @@ def test_every_corpus_file_names_the_issue_of_its_registry_entry():
     assert sum("issue=https://" in p.read_text().splitlines()[0] for p in (REPO / "corpus").glob("*.py")) >= 9
 
 
+def test_every_repro_s_torch_range_agrees_with_its_entry_s_fixed_release():
+    """An entry fixed in a release has a repro whose header range stops before it (else the
+    corpus run on that release strict-xfails a passing file); one with no fixed release names
+    no upper bound. Two CUDA files (fixed in 2.13 by their entries) had open-ended ranges."""
+    from fuzzcomp.findings.corpus import parse_meta, torch_affected
+    reg = load_registry(REPO / "corpus" / "known_bugs.json", "2.13.0")
+    wrong = []
+    for b in reg.bugs:
+        if b.id.startswith("corpus:") or not b.repro:
+            continue
+        spec = parse_meta((REPO / "corpus" / b.repro).read_text()).get("torch")
+        if b.fixed_in and torch_affected(spec, b.fixed_in) or not b.fixed_in and "<" in (spec or ""):
+            wrong.append((b.id, b.fixed_in, spec))
+    assert wrong == []
+
+
 def test_every_registry_identity_is_a_real_bucket_slug():
     for b in default_registry("2.13.0").bugs:
         for slug in b.buckets:

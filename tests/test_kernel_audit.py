@@ -126,3 +126,71 @@ def test_mismatch_in_a_call_with_an_eager_kernel_bug_is_not_blamed():
     caught_verdicts, clean_kernels = found[True]
     assert clean_kernels == []
     assert "numeric" in {v.symptom for v in caught_verdicts}, caught_verdicts
+
+
+# ---- the zero-sign audit ---------------------------------------------------------------------------
+SMALL_NEGATIVES = torch.tensor([-0.15, -0.01, 0.2, -0.3, -1.0, -0.2, 0.1, -0.4, -0.05, -0.3, -0.2, -0.1,
+                                -0.25, -0.35, -0.45, -0.49, -0.2, -0.3])  # 18: vector lanes, then a tail
+
+
+def test_zero_sign_audit_catches_softshrink_and_no_kernel_that_keeps_its_sign():
+    """Eager's CPU softshrink gives +0.0 in its vector lanes and -0.0 in its scalar loop for a
+    small negative input (CPU campaign 1518's only 'new' bucket, numeric-autograd-90c33812, was
+    compiled's consistent -0.0 against eager's vector lanes); mul by zero, neg, where, clamp,
+    hardshrink and relu give one sign whatever the path."""
+    from fuzzcomp.run.kernel_audit import ZeroSignAudit
+    F = torch.nn.functional
+    x = SMALL_NEGATIVES
+    with ZeroSignAudit() as audit:
+        F.softshrink(x, 0.5)
+        F.softshrink(x[:16].view(8, 2).t(), 0.5)  # the finding's transposed (2, 8) form
+    assert audit.flagged == ["aten.softshrink.default: gives either sign of zero (its vector lanes "
+                             "against its scalar loop)"]
+    with ZeroSignAudit() as audit:
+        out = [x * 0, torch.neg(x * 0), torch.where(x > 0, x, x * 0), torch.clamp(x, min=0.0),
+               F.hardshrink(x, 0.5), torch.relu(-x.abs()), F.softshrink(x[:3], 0.5)]  # 3: scalar loop only
+    assert audit.flagged == [] and out[0].signbit().any()  # results are eager's own, unchanged
+
+
+def _sign_case(sign_open):
+    from fuzzcomp.oracles.observation import CallRecord
+    from fuzzcomp.oracles.special import judge_special
+
+    class Out:  # an Outcome's fields the exact rule reads
+        def __init__(self, v):
+            self.values, self.labels, self.error = [v], ["output[0]"], None
+    e = torch.tensor([0.0, 1.5, 0.0])
+    rec = CallRecord(Out(e), Out(e.clone()), Out(e.double()), Out(torch.tensor([-0.0, 1.5, 0.0])))
+    rec.eager_sign_open = sign_open
+    obs = type("Obs", (), {"calls": [rec], "stats": {"special_calls": [0], "special_sign_labels": ["output[0]"]}})
+    return [v.detail for v in judge_special(obs, [])]
+
+
+def test_a_flipped_zero_is_judged_unless_eager_s_kernel_gives_either_sign():
+    assert _sign_case([]) == ["output[0]: 1 zeros change sign compiled; first at [0]: eager=0.0 compiled=-0.0"]
+    assert _sign_case(["aten.softshrink.default: gives either sign of zero"]) == []
+
+
+# CPU campaign 1518's minimised finding (numeric-autograd-90c33812): softshrink(x2, 0.5) of a
+# transposed (2, 8) float32 input requiring grad; eager's vector lanes give +0.0 for its small
+# negatives, the compiled graph (which computes a * 0 as the scalar loop does) -0.0.
+SOFTSHRINK_CASE = (
+    "eNq9VE2P2jAQ/StRLstKIUpCkVKkHqqeeqvava1QZJIJWDh26g9aivjvnbEDZHez6h5WvUD8PDN+73nGp7iy8SqKvzADcRLF"
+    "NRPCIHBC3PUC8PPxdI0R4hID+lnQ+ow7W6E27EV+2NKsqTrVEOIXVInLFjTIGioue2cpscV8wK2O6f1kIQ0/HddgKl9kFUkn"
+    "BMIGWTE9mWEAKDCjT/4HXsacfVitup576Co4ID96qInthtV7kFQKiTeutkp7O5Rs+Xbq4AYOvPaC695RaHOUrOP1jXWLf6ij"
+    "342VB5MowhsHEjTDs6oDaMOVpHpZmmdUsNcK07sR528DQnxVc3zlKj8bw7eSgpjeTpqmes9bSWNXFqQJWpXz6YeCFha6XjDr"
+    "BSK/epeGwNljKxSzszvJ5N19Eg0rvOzRaj4s51mKF+N/FmkGizKJ8rSAOX3M83SZREWarZOosccePoVjfIlFce9JIDyS/+AZ"
+    "PBBIfg+78ZBBmNmxa8ZF8UfsART9JncuQd+hpQi8UH/C7yI+j4wLRKVMWydri7fGRGpUa81Oc7kfW1lOW/la6uyUncmv5fup"
+    "L5KoJAP+NcI7ED1Mj9h1fKec+kqb3k3BmalUS2CYHCftMJl7Hibr1muCHQePsAst3zrlzBPH83jiObhMkcGh5UyMkHfxak19"
+    "Eh84/PIiRk0zpXKY8rfqtJpJ0ysDzbPO+v86h54YaTVEJ/QIvlBOwE3fhWkrh8aurip9vQBOdMjQ/eEmg058WsKjfew2aqIP"
+    "Rw96vszLLPtQ5uX5L3NgFak=")
+
+
+@pytest.mark.slow
+def test_campaign_1518_softshrink_zero_sign_is_eager_s_own_and_silent():
+    from fuzzcomp.generators import from_jsonable
+    from fuzzcomp.render.shortrepro import CASE_PREFIX, case_from_text
+    c = from_jsonable(case_from_text(CASE_PREFIX + SOFTSHRINK_CASE))
+    obs, verdicts = check(c)
+    assert verdicts == [], verdicts
+    assert any(k.startswith("aten.softshrink") for k in obs.stats.get("eager_sign_open", [])), obs.stats

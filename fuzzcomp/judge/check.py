@@ -25,13 +25,15 @@ from fuzzcomp.attribute.halfwitness import half_witness
 from fuzzcomp.attribute.ladder import LADDER, attribute, same_symptom  # noqa: F401  (re-exported)
 from fuzzcomp.attribute.twins import name_cause
 from fuzzcomp.run.execute import (DEFAULT_OPTIONS, ExecOptions, _phase, add_caller_reference, add_perturbed,
-                                  add_wide_eager, audit_eager, compile_counts, configure_torch, observe)
+                                  add_wide_eager, audit_eager, audit_zero_signs, compile_counts, configure_torch,
+                                  observe)
 
 
 def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observation, list[Verdict]]:
     """Execute then judge; perturbed eager runs and the eager-kernel audit are added only when
-    they could clear a mismatch, eager with the wide loss only after a compiled crash, the
-    caller-write reference only for calls whose caller wrote a tensor eager saved. Findings
+    they could clear a mismatch (the zero-sign audit only for a flipped zero), eager with the
+    wide loss only after a compiled crash, the caller-write reference only for calls whose
+    caller wrote a tensor eager saved. Findings
     then get their stage from the backend ladder and value findings a culprit op (``options``
     ``ladder``/``culprit``); a recompile finding gets its cause from functional twins where the
     ladder runs (``options.twins``: the ladder's own probes, which run without it, skip them)."""
@@ -50,6 +52,11 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
     crashed = [v.call for v in verdicts if v.symptom in CRASHES and v.call >= 0]
     if crashed and options.grad != "off":
         add_wide_eager(case, obs, crashed, options)
+        verdicts = judge(obs)
+    signs = [v.call for v in verdicts if v.oracle == "exact-special" and "zeros change sign" in v.detail]
+    if signs:  # does eager's own kernel give either zero? (vector lanes against its scalar loop)
+        audit_zero_signs(case, obs, signs, options)
+        _phase("judge")
         verdicts = judge(obs)
     if needs_perturbation(verdicts):
         t0 = time.perf_counter()

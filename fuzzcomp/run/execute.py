@@ -48,7 +48,7 @@ from fuzzcomp.run.case_tables import (REDUCING_FAMILIES, _tensor_types, call_ent
                                       coarse_eps, input_specs, load_namespace, load_program, reduce_n,
                                       state_specs)
 from fuzzcomp.run.exact_ref import exact_reference
-from fuzzcomp.run.kernel_audit import KernelAudit
+from fuzzcomp.run.kernel_audit import KernelAudit, ZeroSignAudit
 from fuzzcomp.run.norm_jitter import NormJitter
 from fuzzcomp.run.recompiles import max_compile_events
 from fuzzcomp.run.runtime import fine_entry, load_state, make_inputs, perturb_floor, run_call, run_scheduled
@@ -440,6 +440,18 @@ def audit_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFA
             obs.stats.setdefault("eager_kernel_bugs", [])
             obs.stats["eager_kernel_bugs"] += [f for f in audit.flagged
                                                if f not in obs.stats["eager_kernel_bugs"]]
+
+
+def audit_zero_signs(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:
+    """Re-run eager for the given call indices under the zero-sign audit (kernel_audit's
+    ``ZeroSignAudit``): ``eager_sign_open`` lists the kernels that give either sign of zero."""
+    runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
+    for k in sorted(set(calls)):
+        with ZeroSignAudit() as audit:
+            runner.run(runner.fn, case.calls[k])
+        obs.calls[k].eager_sign_open = audit.flagged
+        if audit.flagged:
+            obs.stats["eager_sign_open"] = sorted(set(obs.stats.get("eager_sign_open", [])) | set(audit.flagged))
 
 
 def _wide_loss(fn):

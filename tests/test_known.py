@@ -1381,3 +1381,38 @@ def test_an_in_place_op_list_does_not_name_out_of_place_scatters():
     assert m.bug.id == "remat-reads-mutated-input" and m.rivals == ()
     inplace = reg.match(_ident(ops=frozenset({"Tensor.scatter_reduce_", "input:written"}), **f))
     assert "inplace-into-nograd-input" in (inplace.bug.id,) + inplace.rivals
+
+
+def test_link_does_not_pin_a_finding_an_entry_s_rule_already_claims(tmp_path, capsys):
+    """A bucket id is shared by every finding with its symptom, stage and signature; the rules keep
+    root causes apart. CPU 1518: pinning the ViewMeta crash's bucket (claimed by the synthetic-base
+    rule) to that entry made H200 1304's finding of another root cause under the same id its.
+    So link leaves a rule's claim unpinned (updating the entry's issue), refuses another entry,
+    and --pin pins it anyway."""
+    from fuzzcomp.base.config import RunConfig
+    from fuzzcomp.campaign.loop import Campaign
+    from fuzzcomp.cli.parser import main
+    from fuzzcomp.generators import generate
+    from fuzzcomp.workers.isolation_verdicts import crash_verdict
+    verdict = crash_verdict("died", "x")
+    ruled = {"id": "by-rule", "title": "t", "issue": None, "state": None, "searched": ["s"],
+             "searched_on": "2026-12-05", "match": {"symptoms": [verdict.symptom], "signature": verdict.signature}}
+    other = {"id": "other", "title": "o", "issue": "https://x/2", "state": "open", "buckets": ["x-y-00000000"]}
+    path = _write(tmp_path, [ruled, other])
+    c = Campaign(RunConfig(out=str(tmp_path / "camp"), cases=10, jobs=1, backend="eager"))
+    c._open_store()
+    c._record(generate(0), [verdict], 0)
+    fid, camp = c.queue[0][-1], str(tmp_path / "camp")
+
+    def link(*extra):
+        code = main(["link", fid, "--campaign", camp, "--corpus", str(tmp_path), *extra])
+        return code, json.loads(path.read_text())["bugs"]
+    code, bugs = link("--id", "by-rule")
+    assert code == 0 and "nothing to pin" in capsys.readouterr().out and bugs[0].get("buckets") in (None, [])
+    code, bugs = link("--id", "by-rule", "--issue", "https://x/7")
+    assert code == 0 and bugs[0]["issue"] == "https://x/7" and not bugs[0].get("buckets")
+    code, bugs = link("--id", "other")
+    assert code == 2 and "claimed by entry by-rule's rule" in capsys.readouterr().err
+    assert bugs[1]["buckets"] == ["x-y-00000000"]
+    code, bugs = link("--id", "other", "--pin")
+    assert code == 0 and len(bugs[1]["buckets"]) == 2

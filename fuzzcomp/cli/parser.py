@@ -206,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     ln.add_argument("--state", choices=("open", "closed"), default=None, help="the issue's state")
     ln.add_argument("--fixed-in", default=None, metavar="VERSION", help="first torch release without the bug")
     ln.add_argument("--campaign", default=None, metavar="DIR", help="campaign folder for a finding id")
+    ln.add_argument("--pin", action="store_true", help="add the bucket even where an entry's rule already "
+                    "claims the finding (its bucket id is shared by every finding with the same symptom, stage "
+                    "and signature)")
     ln.add_argument("--corpus", default=None, help="corpus folder holding known_bugs.json (default: "
                     "$FUZZCOMP_CORPUS or ./corpus of the fuzzcomp checkout)")
     kn = sub.add_parser("known", help="list the known-bug registry",

@@ -588,10 +588,11 @@ def sync_corpus_issues(corpus_dir: Path, reg: Registry) -> list[Path]:
 
 
 def link_bucket(path: Path, *, slug: str, title: str, issue: str | None, state: str | None = None,
-                fixed_in: str | None = None, bug_id: str | None = None) -> tuple[str, bool]:
+                fixed_in: str | None = None, bug_id: str | None = None, pin: bool = True) -> tuple[str, bool]:
     """Record that bucket ``slug`` is the bug of ``issue`` (or entry ``bug_id``): added to that
     entry's buckets, or a new entry. Returns (entry id, created?). The file is rewritten atomically;
-    entries keep their order and every field they had."""
+    entries keep their order and every field they had. ``pin=False`` updates the entry's issue,
+    state and fixed release and leaves its buckets alone (a rule already claims the finding)."""
     path = Path(path)
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"bugs": []}
     bugs = data.setdefault("bugs", [])
@@ -604,7 +605,7 @@ def link_bucket(path: Path, *, slug: str, title: str, issue: str | None, state: 
         target = {"id": slug, "title": title, "issue": issue, "state": state or ("open" if issue else None),
                   "buckets": []}
         bugs.append(target)
-    if slug not in target.setdefault("buckets", []):
+    if pin and slug not in target.setdefault("buckets", []):
         target["buckets"].append(slug)
     if issue and not target.get("issue"):
         target["issue"] = issue

@@ -8,8 +8,8 @@ it is found. A corpus file of that bucket gets the entry's issue in its metadata
 (``issue=``). ``--fixed-in`` records the first torch release without the bug (``fuzzcomp
 recheck`` tells which). A finding an entry's rule already claims is not pinned (its bucket id
 is shared by every finding with its symptom, stage and signature): the entry's issue, state and
-fixed release are updated, a different entry is refused; ``--pin`` pins it anyway. ``cmd_known(args)`` prints one line per entry: id, state, next step, buckets and
-repro. Usage mistakes (no such finding, a URL that is not one, a broken registry) are one line
+fixed release are updated, a different entry is refused; ``--pin`` pins it anyway.
+``cmd_known(args)`` prints one line per entry: id, state, next step, buckets and repro. Usage mistakes (no such finding, a URL that is not one, a broken registry) are one line
 and exit 2.
 """
 from __future__ import annotations

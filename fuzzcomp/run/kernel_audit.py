@@ -181,6 +181,8 @@ def _one_by_one(func, args, kwargs, shape):
 
 
 class ZeroSignAudit(TorchDispatchMode):
+    """Flags pointwise float kernels whose zeros change sign when run one element at a time."""
+
     def __init__(self, limit: int = SIGN_AUDIT_MAX):
         super().__init__()
         self.limit = limit

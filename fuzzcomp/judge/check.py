@@ -34,8 +34,9 @@ def check(case: Case, options: ExecOptions = DEFAULT_OPTIONS) -> tuple[Observati
     they could clear a mismatch (the zero-sign audit only for a flipped zero), eager with the
     wide loss only after a compiled crash, the caller-write reference only for calls whose
     caller wrote a tensor eager saved. Findings then get their stage from the backend ladder
-    and value findings a culprit op (``options`` ``ladder``/``culprit``); a recompile finding gets its cause from functional twins where the
-    ladder runs (``options.twins``: the ladder's own probes, which run without it, skip them)."""
+    and value findings a culprit op (``options`` ``ladder``/``culprit``); a recompile finding
+    gets its cause from functional twins where the ladder runs (``options.twins``: the
+    ladder's own probes, which run without it, skip them)."""
     obs = observe(case, options=options)
     if not obs.eager_valid:  # why eager refused the program, for the event log's validity figures
         err = next(c.eager.error for c in obs.calls if c.eager.error is not None)

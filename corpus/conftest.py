@@ -162,13 +162,11 @@ class CorpusItem(pytest.Item):
             fix = (f"it passes on torch {self.version}: the bug looks fixed upstream. Set "
                    f"status=fixed (and narrow torch{meta.get('torch', '')} to the versions it "
                    f"affected) in its '# fuzzcomp-corpus:' line, or move it to corpus/fixed/")
-            if not strict_xfail(meta):
-                self.add_marker(pytest.mark.xfail(strict=False, raises=BugShows, reason=(
-                    f"open bug {meta.get('issue', 'none')}, unverified repro: an XPASS means this "
-                    "form misses the bug (or it is fixed); once it shows, drop verified=no")))
-            else:
-                self.add_marker(pytest.mark.xfail(strict=True, raises=BugShows,
-                                                  reason=f"open bug {meta.get('issue', 'none')}; if {fix}"))
+            strict = strict_xfail(meta)
+            why = f"if {fix}" if strict else ("unverified repro: an XPASS means this form misses the bug "
+                                              "(or it is fixed); once it shows, drop verified=no")
+            self.add_marker(pytest.mark.xfail(strict=strict, raises=BugShows,
+                                              reason=f"open bug {meta.get('issue', 'none')}; {why}"))
 
     def runtest(self):
         if self.meta is None:

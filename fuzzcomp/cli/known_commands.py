@@ -9,8 +9,8 @@ it is found. A corpus file of that bucket gets the entry's issue in its metadata
 recheck`` tells which). A finding an entry's rule already claims is not pinned (its bucket id
 is shared by every finding with its symptom, stage and signature): the entry's issue, state and
 fixed release are updated, a different entry is refused; ``--pin`` pins it anyway.
-``cmd_known(args)`` prints one line per entry: id, state, next step, buckets and repro. Usage mistakes (no such finding, a URL that is not one, a broken registry) are one line
-and exit 2.
+``cmd_known(args)`` prints one line per entry: id, state, next step, buckets and repro. Usage
+mistakes (no such finding, a URL that is not one, a broken registry) are one line and exit 2.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from fuzzcomp.base.errors import HarnessError, UsageError
 from fuzzcomp.cli.corpus_commands import _refresh_campaign
 from fuzzcomp.cli.finding_lookup import find_finding
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, release
-from fuzzcomp.findings.known import (REGISTRY_NAME, RegistryError, case_identity, forget_cache, link_bucket,
-                                     load_registry, sync_corpus_issues)
+from fuzzcomp.findings.known import (REGISTRY_NAME, Registry, RegistryError, case_identity, forget_cache,
+                                     link_bucket, load_registry, sync_corpus_issues)
 from fuzzcomp.findings.store import StoreError, load_finding
 
 _SLUG = re.compile(r"[a-z-]+-[a-z]+-[0-9a-f]{8}")
@@ -50,13 +50,13 @@ def _bucket_and_title(args) -> tuple[str, str, Path | None, dict | None]:
     return key.slug(), title, folder, data
 
 
-def _ruled_by(path: Path, data: dict | None):
+def _ruled_by(reg: Registry, data: dict | None):
     """The entry whose rule claims this finding under the running torch (by what its program
     does, as a campaign asks), or None."""
     if data is None or data.get("case_obj") is None:
         return None
     import torch
-    m = load_registry(path, torch.__version__).match(case_identity(data["bucket_obj"], data["case_obj"]))
+    m = Registry(reg.bugs, torch.__version__, reg.path).match(case_identity(data["bucket_obj"], data["case_obj"]))
     return m.bug if m is not None and m.how == "rule" else None
 
 
@@ -73,15 +73,14 @@ def cmd_link(args) -> int:
     path = _registry_path(args)
     slug, title, folder, data = _bucket_and_title(args)
     try:
-        load_registry(path, "0")   # a broken file is refused before anything is written
-        ruled = None if args.pin else _ruled_by(path, data)
+        reg = load_registry(path, "0")   # a broken file is refused before anything is written
+        ruled = None if args.pin else _ruled_by(reg, data)
         bug_id = args.id
         if ruled is not None:
             # a bucket id is shared by every finding with its symptom, stage and signature; the
             # rule keeps root causes apart where the id does not (CPU 1518: pinning a ViewMeta
             # crash's bucket to one entry claimed another entry's findings of H200 1304)
-            named = bug_id or next((b.id for b in load_registry(path, "0").bugs
-                                    if args.issue and b.issue == args.issue), ruled.id)
+            named = bug_id or next((b.id for b in reg.bugs if args.issue and b.issue == args.issue), ruled.id)
             if named != ruled.id:
                 raise UsageError(f"{slug} is claimed by entry {ruled.id}'s rule (what the program does), not "
                                  f"{named}: check the finding; --pin adds the bucket to {named} anyway")

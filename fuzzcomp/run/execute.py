@@ -429,29 +429,28 @@ def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
                 rec.perturbed_fine.append(runner.run(fn, call, perturb=PERTURB_EPS, draw=d, entry=fine))
 
 
-def audit_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:
-    """Re-run eager for the given call indices under the kernel audit (see kernel_audit)."""
+def _audit_calls(case: Case, obs: Observation, calls, options: ExecOptions, mode, field: str) -> None:
+    """Re-run eager for the given call indices under the audit ``mode`` (a kernel_audit class);
+    each call's ``field`` and ``obs.stats[field]`` list what it flagged (first seen first)."""
     runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
     for k in sorted(set(calls)):
-        with KernelAudit() as audit:
+        with mode() as audit:
             runner.run(runner.fn, case.calls[k])
-        obs.calls[k].eager_kernel_bugs = audit.flagged
+        setattr(obs.calls[k], field, audit.flagged)
         if audit.flagged:
-            obs.stats.setdefault("eager_kernel_bugs", [])
-            obs.stats["eager_kernel_bugs"] += [f for f in audit.flagged
-                                               if f not in obs.stats["eager_kernel_bugs"]]
+            seen = obs.stats.setdefault(field, [])
+            seen += [f for f in audit.flagged if f not in seen]
+
+
+def audit_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:
+    """Re-run eager for the given call indices under the kernel audit (see kernel_audit)."""
+    _audit_calls(case, obs, calls, options, KernelAudit, "eager_kernel_bugs")
 
 
 def audit_zero_signs(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:
     """Re-run eager for the given call indices under the zero-sign audit (kernel_audit's
     ``ZeroSignAudit``): ``eager_sign_open`` lists the kernels that give either sign of zero."""
-    runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
-    for k in sorted(set(calls)):
-        with ZeroSignAudit() as audit:
-            runner.run(runner.fn, case.calls[k])
-        obs.calls[k].eager_sign_open = audit.flagged
-        if audit.flagged:
-            obs.stats["eager_sign_open"] = sorted(set(obs.stats.get("eager_sign_open", [])) | set(audit.flagged))
+    _audit_calls(case, obs, calls, options, ZeroSignAudit, "eager_sign_open")
 
 
 def _wide_loss(fn):

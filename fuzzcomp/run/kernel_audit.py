@@ -112,7 +112,9 @@ def _close(a, b) -> bool:
     return bool(ok.all())
 
 
-class KernelAudit(TorchDispatchMode):
+class _Audit(TorchDispatchMode):
+    """A dispatch mode that lists ``"aten.op: why"`` once per kernel and reason in ``flagged``."""
+
     def __init__(self):
         super().__init__()
         self.flagged: list[str] = []
@@ -121,6 +123,9 @@ class KernelAudit(TorchDispatchMode):
         entry = f"{func}: {why}"
         if entry not in self.flagged:
             self.flagged.append(entry)
+
+
+class KernelAudit(_Audit):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -180,13 +185,12 @@ def _one_by_one(func, args, kwargs, shape):
     return torch.cat(pieces)
 
 
-class ZeroSignAudit(TorchDispatchMode):
+class ZeroSignAudit(_Audit):
     """Flags pointwise float kernels whose zeros change sign when run one element at a time."""
 
     def __init__(self, limit: int = SIGN_AUDIT_MAX):
         super().__init__()
         self.limit = limit
-        self.flagged: list[str] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -197,15 +201,13 @@ class ZeroSignAudit(TorchDispatchMode):
             return out
         try:
             with torch.no_grad():
-                zero = out.detach().reshape(-1) == 0
+                flat = out.detach().reshape(-1)
+                zero = flat == 0
                 if bool(zero.any()):
                     alone = _one_by_one(func, args, kwargs, out.shape)
                     both = zero & (alone == 0)
-                    flat = out.detach().reshape(-1)
                     if bool((flat[both].signbit() != alone[both].signbit()).any()):
-                        entry = f"{func}: gives either sign of zero (its vector lanes against its scalar loop)"
-                        if entry not in self.flagged:
-                            self.flagged.append(entry)
+                        self._flag(func, "gives either sign of zero (its vector lanes against its scalar loop)")
         except Exception:  # a witness only: an op it cannot replay element by element is not audited
             pass
         return out

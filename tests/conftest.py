@@ -44,3 +44,25 @@ def _torch_globals_restored():
     torch.set_grad_enabled(saved[0])
     torch.use_deterministic_algorithms(saved[1], warn_only=saved[2])
     torch.set_default_dtype(saved[3])
+
+
+_WATCHED_ENV = ("FUZZCOMP_", "TORCHINDUCTOR_", "TORCH_TRACE", "TORCH_LOGS", "CUDA_VISIBLE_DEVICES")
+
+
+@pytest.fixture(autouse=True)
+def _environment_restored():
+    """A test that leaves a fuzzcomp or torch variable changed in ``os.environ`` fails, and the
+    variable comes back for the tests after it. Under xdist a leak breaks whichever test the worker
+    runs next: ``fuzzcomp link --corpus`` run in-process once left $FUZZCOMP_CORPUS on a temporary
+    corpus, and 17 registry tests after it on that worker read an empty registry."""
+    def watched():
+        return {k: v for k, v in os.environ.items() if k.startswith(_WATCHED_ENV)}
+    saved = watched()
+    yield
+    now = watched()
+    if now != saved:
+        for k in now.keys() - saved.keys():
+            del os.environ[k]
+        os.environ.update(saved)
+        changed = sorted(k for k in now.keys() | saved.keys() if now.get(k) != saved.get(k))
+        pytest.fail(f"the test left os.environ changed: {', '.join(changed)}", pytrace=False)

@@ -1,6 +1,7 @@
 """The known-bugs registry: entries load strictly, and matching is by root cause, both ways."""
 from __future__ import annotations
 
+import os
 import json
 import pathlib
 
@@ -1399,6 +1400,7 @@ def test_link_does_not_pin_a_finding_an_entry_s_rule_already_claims(tmp_path, ca
              "searched_on": "2026-12-05", "match": {"symptoms": [verdict.symptom], "signature": verdict.signature}}
     other = {"id": "other", "title": "o", "issue": "https://x/2", "state": "open", "buckets": ["x-y-00000000"]}
     path = _write(tmp_path, [ruled, other])
+    corpus_before = os.environ.get("FUZZCOMP_CORPUS")
     c = Campaign(RunConfig(out=str(tmp_path / "camp"), cases=10, jobs=1, backend="eager"))
     c._open_store()
     c._record(generate(0), [verdict], 0)
@@ -1416,3 +1418,6 @@ def test_link_does_not_pin_a_finding_an_entry_s_rule_already_claims(tmp_path, ca
     assert bugs[1]["buckets"] == ["x-y-00000000"]
     code, bugs = link("--id", "other", "--pin")
     assert code == 0 and len(bugs[1]["buckets"]) == 2
+    # --corpus names the registry for this command only: a later lookup in the same process (CI's
+    # xdist worker ran the real-campaign registry tests after this one) reads the checkout's again
+    assert os.environ.get("FUZZCOMP_CORPUS") == corpus_before

@@ -110,10 +110,26 @@ def cmd_link(args) -> int:
     if ruled is None:
         print("the next campaign labels it known and spends no minimisation on it")
     if folder is not None:
-        if args.corpus:  # the rebuilt summary asks the registry just written
-            os.environ["FUZZCOMP_CORPUS"] = str(Path(args.corpus).resolve())
-        _refresh_campaign(folder.parent.parent)
+        _refresh_with_corpus(folder.parent.parent, args.corpus)
     return exitcodes.CLEAN
+
+
+def _refresh_with_corpus(campaign: Path, corpus: str | None) -> None:
+    """Rebuild the campaign's summary against the registry just written: ``--corpus`` names it
+    for the rebuild only, and the caller's ``$FUZZCOMP_CORPUS`` comes back after (an in-process
+    caller's later registry lookups must not read a temporary corpus)."""
+    if not corpus:
+        _refresh_campaign(campaign)
+        return
+    old = os.environ.get("FUZZCOMP_CORPUS")
+    os.environ["FUZZCOMP_CORPUS"] = str(Path(corpus).resolve())
+    try:
+        _refresh_campaign(campaign)
+    finally:
+        if old is None:
+            os.environ.pop("FUZZCOMP_CORPUS", None)
+        else:
+            os.environ["FUZZCOMP_CORPUS"] = old
 
 
 def cmd_known(args) -> int:

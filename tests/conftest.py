@@ -46,6 +46,14 @@ def _torch_globals_restored():
     torch.set_default_dtype(saved[3])
 
 
+def _torch_default_cache() -> str | None:
+    try:
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+    except ImportError:  # a torch that keeps it elsewhere: such a test fails and names the variable
+        return None
+    return default_cache_dir()
+
+
 _WATCHED_ENV = ("FUZZCOMP_", "TORCHINDUCTOR_", "TORCH_TRACE", "TORCH_LOGS", "CUDA_VISIBLE_DEVICES")
 
 
@@ -60,6 +68,8 @@ def _environment_restored():
     saved = watched()
     yield
     now = watched()
+    if "TORCHINDUCTOR_CACHE_DIR" not in saved and now.get("TORCHINDUCTOR_CACHE_DIR") == _torch_default_cache():
+        del now["TORCHINDUCTOR_CACHE_DIR"]  # torch's own: the first cache lookup of a process sets it
     if now != saved:
         for k in now.keys() - saved.keys():
             del os.environ[k]

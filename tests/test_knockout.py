@@ -1,6 +1,9 @@
 """Knock-outs (fuzzcomp.reduce.knockout): the program without what a known-bug rule names."""
 from __future__ import annotations
 
+import dataclasses
+import pathlib
+
 import pytest
 
 from fuzzcomp.findings.known import input_markers
@@ -133,3 +136,71 @@ def test_a_bucket_left_to_another_entry_is_that_entrys_when_its_needs_are_necess
         w.stop()
     assert verdict == says and n == (2 if says == "known" else 3)  # still there: one probe without both
     assert proven.bug.id == ("the-other" if says == "known" else "claims-relu")
+
+
+def _cpu1518():
+    from fuzzcomp.findings.store import load_finding
+    d = load_finding(pathlib.Path(__file__).parent / "data" / "cpu1518_offset_alias_helper_clone.json")
+    return d["case_obj"], d["bucket_obj"], d["verdict_objs"]
+
+
+def test_a_slice_keeps_the_named_outputs_what_computes_them_and_the_writes():
+    """CPU 1518's numeric-autograd-ac74e75f finding: output[2] (x3.narrow of an offset alias of
+    the written x0) is wrong. The synthetic-base entry claims it, and a helper's clone that no
+    output reads makes the noop-clone entry a rival no knock-out can rule out (a statement in a
+    helper cannot go). Sliced to output[2], the program is the write and the narrow; the rival
+    no longer holds. An output the helper feeds keeps it, and the rival with it."""
+    from fuzzcomp.campaign.pipeline import _rival_sliced_away, failing_outputs
+    from fuzzcomp.findings.known import claim
+    from fuzzcomp.reduce.knockout import sliced
+    case, key, verdicts = _cpu1518()
+    whole = claim(key, case)
+    assert whole.bug.id == "synthetic-base-offset-alias-output-view" and "noop-clone-of-mutated-input" in whole.rivals
+    assert failing_outputs(verdicts, key) == (2,)
+    cut = sliced(case, (2,))
+    assert cut.program.outputs == ("v10",) and cut.program.helpers == ()
+    assert [s.op for s in cut.program.body] == ["Tensor.neg_", "Tensor.narrow"]
+    again = claim(key, cut)
+    assert again.bug.id == whole.bug.id and again.rivals == ()
+    assert sliced(case, (0, 2)).program.outputs == ("v9", "v10")     # the program's order
+    # the helper's result as a fourth output, the one named: the slice keeps the clone, and the
+    # rival is not ruled out (no probe: the worker is never asked)
+    p = case.program
+    fed = dataclasses.replace(case, program=dataclasses.replace(p, outputs=p.outputs + ("v5",)))
+    assert sliced(fed, (3,)).program.helpers and claim(key, sliced(fed, (3,))).rivals
+    assert _rival_sliced_away(None, fed, key, whole, "noop-clone-of-mutated-input", (3,), 60.0, (None, None),
+                              None) == (False, 0)
+    assert _rival_sliced_away(None, case, key, whole, "noop-clone-of-mutated-input", (), 60.0, (None, None),
+                              None) == (False, 0)
+
+
+def test_failing_outputs_reads_tuple_nested_and_dict_labels_of_the_bucket_only():
+    from fuzzcomp.campaign.pipeline import failing_outputs
+    from fuzzcomp.findings.triage import bucket_of
+    from fuzzcomp.oracles import Verdict
+    v = [Verdict("numeric", "inductor", "o", "d", label=lab, signature="s")
+         for lab in ("output[3][1]", "output['o1']", "output", "grad of x0", "output[3]")]
+    assert failing_outputs(v, bucket_of(v[0])) == (3, 1)
+    other = Verdict("numeric", "inductor", "o", "d", label="output[0]", signature="t")
+    assert failing_outputs(v + [other], bucket_of(v[0])) == (3, 1)
+
+
+@pytest.mark.slow
+def test_cpu1518_label_check_rules_out_the_rival_on_the_slice_instead_of_minimising():
+    """With a real worker: the whole program's knock-out says the write is needed, and the
+    rival's clone cannot be knocked out, so without the slice the check cannot tell (the
+    campaign spent 21 s minimising); sliced to the wrong output, one more probe says known."""
+    from fuzzcomp.campaign.pipeline import failing_outputs, knockout_check
+    from fuzzcomp.findings.known import claim
+    from fuzzcomp.workers.worker import Worker, WorkerSettings
+    case, key, verdicts = _cpu1518()
+    known = claim(key, case)
+    w = Worker(0, WorkerSettings())
+    w.start()
+    try:
+        blind = knockout_check(w, case, key, known, 120.0)
+        seen = knockout_check(w, case, key, known, 120.0, outputs=failing_outputs(verdicts, key))
+    finally:
+        w.stop()
+    assert blind[:2] == (None, 1)
+    assert seen[:2] == ("known", 2) and seen[2].bug.id == "synthetic-base-offset-alias-output-view"

@@ -34,7 +34,7 @@ from fuzzcomp.oracles import primary
 
 from fuzzcomp.render.bugreport import render_report
 from fuzzcomp.base.messages import CHECK, DONE, EAGER_ONLY, Job, LOCALISE
-from fuzzcomp.reduce.knockout import knock_out_all, knockouts, needs_of
+from fuzzcomp.reduce.knockout import knock_out_all, knockouts, needs_of, sliced
 from fuzzcomp.reduce.minimise import minimise
 from fuzzcomp.campaign.hang_probe import hang_stage, probe_limits
 from fuzzcomp.attribute.ladder import stage_backend
@@ -178,7 +178,8 @@ def finish_finding(store: Store, fid: str, worker: Worker | None, *, minimize: b
     if minimize and worker is not None and label_check and not late():
         # first the knock-outs: one probe per need of the rule instead of a minimisation
         t_label = time.monotonic()
-        verdict, n, proven = knockout_check(worker, case, key, known, timeout_s, phase_limits, deadline)
+        verdict, n, proven = knockout_check(worker, case, key, known, timeout_s, phase_limits, deadline,
+                                            outputs=failing_outputs(data["verdict_objs"], key))
         took = round(time.monotonic() - t_label, 1)
         info["label_check"] = {"how": "knock-out", "says": verdict or "cannot tell", "probes": n,
                                "seconds": took}
@@ -381,7 +382,7 @@ def probe_form(case: Case, key: BucketKey) -> Case:
 
 def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s: float,
                    phase_limits=(None, None), deadline: float | None = None,
-                   hop: bool = True) -> tuple[str | None, int, Match]:
+                   hop: bool = True, outputs: tuple[int, ...] = ()) -> tuple[str | None, int, Match]:
     """A label check by necessity (``fuzzcomp.reduce.knockout``): the finding's program without
     each need of the claiming rule, one probe per need. ("known", n, match): every knock-out runs
     clean of the bucket, and ``match`` is the entry shown to be its bug; ("new", n, known): one
@@ -394,7 +395,13 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
     finding is that entry's bug (CPU 1512: an expm1 knocked out left amax's NaN gradient; a
     20-second minimisation used to say what one more probe says). Where the bucket outlives that
     entry's needs too, each bug alone shows it: the program without both entries' needs
-    (``_both_gone``, one probe) losing it, the finding is the claim's, known either way."""
+    (``_both_gone``, one probe) losing it, the finding is the claim's, known either way.
+
+    A rival that no probe of the whole program can rule out is ruled out where its ops do not
+    feed the wrong values: ``outputs`` (the indices of the outputs the bucket's verdicts name)
+    slice the program to what computes them (``_rival_sliced_away``, one probe; CPU 1518: a
+    helper's unrelated clone made the noop-clone entry a rival, and a 21-second minimisation
+    said what the slice says)."""
     rule = known.rule or known.bug.rule
     needs = needs_of(rule.ops_all, rule.ops_any) if rule is not None else []
     case = probe_form(case, key)  # every probe below, the rival's and the hop's too
@@ -434,8 +441,34 @@ def knockout_check(worker: Worker, case: Case, key: BucketKey, known, timeout_s:
                                      phase_limits, deadline)
         n += m
         if not kept:
+            kept, m = _rival_sliced_away(worker, case, key, known, rival_id, outputs, timeout_s, phase_limits,
+                                         deadline)
+            n += m
+        if not kept:
             return None, n, known
     return "known", n, known
+
+
+def failing_outputs(verdicts, key: BucketKey) -> tuple[int, ...]:
+    """The indices of the outputs that ``key``'s verdicts name (``output[2]``, ``output[2][0]``,
+    ``output['o2']``), in order; none for a single output or a verdict on inputs or gradients."""
+    found = (re.match(r"output\[(?:'o)?(\d+)'?\]", v.label or "") for v in verdicts if bucket_of(v) == key)
+    return tuple(dict.fromkeys(int(m.group(1)) for m in found if m))
+
+
+def _rival_sliced_away(worker: Worker, case: Case, key: BucketKey, known, rival_id: str, outputs, timeout_s: float,
+                       phase_limits, deadline) -> tuple[bool, int]:
+    """(True, 1) when the program sliced to the outputs the bucket names still shows it, the
+    claim's entry still claims the slice, and ``rival_id``'s rules no longer hold there: the
+    rival's ops do not compute the wrong values. (False, probes) otherwise."""
+    cut = sliced(case, outputs)
+    if cut is None:
+        return False, 0
+    again = claim(key, cut)
+    if again is None or again.bug.id != known.bug.id or rival_id in again.rivals:
+        return False, 0
+    valid, keys, _ = probe_keys(worker, probe_form(cut, key), timeout_s, phase_limits, deadline)
+    return valid and key in keys, 1
 
 
 def _fix_disagrees(worker: Worker, case: Case, key: BucketKey, proven, timeout_s: float, phase_limits,

@@ -16,7 +16,9 @@ knock-out does not type-check, or the rule names nothing to knock out.
 
 The caller probes each knock-out: a finding is the entry's bug when every knock-out loses it
 (each need is necessary), and news when one keeps it. One compile per need replaces a whole
-label-check minimisation; the minimiser is never asked.
+label-check minimisation; the minimiser is never asked. ``sliced(case, outputs)`` keeps only
+the outputs a verdict names and what computes them, so a rival entry whose ops feed only other
+outputs can be told apart.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ import dataclasses
 
 from fuzzcomp.findings.known import input_writes, op_matches, resume_writes
 from fuzzcomp.generators.ir import Assign, Case, Mutate, Ref, walk, walk_program
-from fuzzcomp.reduce.ir_edits import with_program
+from fuzzcomp.reduce.ir_edits import dce, with_program
 from fuzzcomp.reduce.passes_structure import _map_bodies
 from fuzzcomp.reduce.typecheck import retype
 
@@ -130,3 +132,17 @@ def knockouts(case: Case, needs: list[tuple[str, ...]]) -> list[Case] | None:
             return None
         out.append(cand)
     return out
+
+
+def sliced(case: Case, outputs: tuple[int, ...]) -> Case | None:
+    """The case returning only ``outputs`` (indices, kept in the program's order), without the
+    statements and helpers that nothing left reads (in-place writes stay); None when that leaves
+    nothing out."""
+    p = case.program
+    keep = tuple(dict.fromkeys(name for i, name in enumerate(p.outputs) if i in outputs))
+    if not keep:
+        return None
+    prog = dce(dataclasses.replace(p, outputs=keep))
+    if prog.body == p.body and prog.helpers == p.helpers and keep == p.outputs:
+        return None
+    return with_program(case, body=prog.body, helpers=prog.helpers, outputs=keep)

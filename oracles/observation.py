@@ -47,6 +47,7 @@ class CallRecord:
     cpu_eager: Any = None   # device runs only: the same call in eager on the CPU (cross-device oracle)
     eager_kernel_bugs: list = field(default_factory=list)  # kernels the eager audit caught
     eager_sign_open: list = field(default_factory=list)  # kernels giving either zero (ZeroSignAudit)
+    eager_sign_reached: list | None = None  # the values those kernels reach (None: every value)
     eager_wide: Any = None  # after a compiled crash: eager with a loss over every intermediate
     # where the caller's write made eager's backward refuse a saved tensor: a CallRecord of eager
     # with the write in its reference form (left out for an input, out of place for an output)

@@ -22,8 +22,9 @@ is deterministic (eager and eager-again agree bitwise):
   reductions and fused arithmetic may give either zero, and PyTorch maintainers do not accept
   those as bugs; a flipped zero from arithmetic that defines it, such as ``neg``, ``mul``,
   ``div`` or ``copysign``, changes ``1/x``, ``atan2`` and ``copysign`` downstream and is).
-  Nor for a call whose eager ran a kernel that gives either zero itself (``eager_sign_open``,
-  the zero-sign audit: softshrink's vector lanes give +0.0 where its scalar loop gives -0.0).
+  Nor for a value that an eager kernel giving either zero itself reaches (``eager_sign_open``,
+  ``eager_sign_reached``, the zero-sign audit: softshrink's vector lanes give +0.0 where its
+  scalar loop gives -0.0).
 
 Dropped: integer/bool mismatches when ``obs.stats["special_casts"]`` (a float is cast to an
 integer: the result for NaN/inf is undefined behaviour in C and differs between kernels), and
@@ -137,12 +138,20 @@ def judge_special(obs, verdicts: list[Verdict]) -> list[Verdict]:
                 continue
             r = ref[i] if ref is not None and i < len(ref) else None
             # a kernel of this call that gives either sign of zero (its vector lanes against its
-            # scalar loop: eager's own choice) leaves the sign of its zeros unjudged
+            # scalar loop: eager's own choice) leaves the sign of the zeros it reaches unjudged
             status, reason = compare_special(rec.eager.values[i], rec.eager_again.values[i], r,
-                                             rec.compiled.values[i], label in sign_labels and not rec.eager_sign_open)
+                                             rec.compiled.values[i], label in sign_labels and not _sign_open(rec, label))
             if status == "mismatch":
                 kept.append(Verdict(_symptom(label), "unknown", "exact-special", f"{label}: {reason}", k, label))
     return kept
+
+
+def _sign_open(rec, label: str) -> bool:
+    """Eager's own kernel may give this value either sign of zero (``ZeroSignAudit``)."""
+    if not rec.eager_sign_open:
+        return False
+    reached = getattr(rec, "eager_sign_reached", None)
+    return reached is None or label in reached
 
 
 def _clean(label: str, clean: dict) -> bool:

@@ -152,7 +152,36 @@ def test_zero_sign_audit_catches_softshrink_and_no_kernel_that_keeps_its_sign():
     assert audit.flagged == [] and out[0].signbit().any()  # results are eager's own, unchanged
 
 
-def _sign_case(sign_open):
+def test_zero_sign_audit_names_the_values_a_flagged_kernel_reaches():
+    """The scope of eager's either-zero kernel is what its result flows into: through a view, an
+    in-place write into another tensor and later ops; a value computed beside it stays judged.
+    A tainted value read into Python (item) can reach anything after it: every value."""
+    from fuzzcomp.run.kernel_audit import ZeroSignAudit
+    F = torch.nn.functional
+    x = SMALL_NEGATIVES
+
+    class Out:
+        def __init__(self, pairs):
+            self.labels, self.values, self.error = [p[0] for p in pairs], [p[1].clone() for p in pairs], None
+    with ZeroSignAudit() as audit:
+        s = F.softshrink(x, 0.5)
+        beside = torch.neg(x * 0)
+        sink = torch.zeros_like(x)
+        sink.add_(s.view(2, -1).reshape(-1))
+        after = torch.relu(sink) * 2
+        out = Out([("output[0]", beside), ("output[1]", after), ("input x after call", x), ("output[2]", s[:4])])
+    assert audit.flagged and audit.reached(out) == ["output[1]", "output[2]"]
+    with ZeroSignAudit() as audit:
+        s = F.softshrink(x, 0.5)
+        scale = float(s.sum().item())
+        out = Out([("output[0]", torch.neg(x * 0) * scale)])
+    assert audit.reached(out) is None
+    with ZeroSignAudit() as audit:
+        out = Out([("output[0]", torch.neg(x * 0))])
+    assert audit.flagged == [] and audit.reached(out) == []
+
+
+def _sign_case(sign_open, reached=None):
     from fuzzcomp.oracles.observation import CallRecord
     from fuzzcomp.oracles.special import judge_special
 
@@ -161,7 +190,7 @@ def _sign_case(sign_open):
             self.values, self.labels, self.error = [v], ["output[0]"], None
     e = torch.tensor([0.0, 1.5, 0.0])
     rec = CallRecord(Out(e), Out(e.clone()), Out(e.double()), Out(torch.tensor([-0.0, 1.5, 0.0])))
-    rec.eager_sign_open = sign_open
+    rec.eager_sign_open, rec.eager_sign_reached = sign_open, reached
     obs = type("Obs", (), {"calls": [rec], "stats": {"special_calls": [0], "special_sign_labels": ["output[0]"]}})
     return [v.detail for v in judge_special(obs, [])]
 
@@ -169,6 +198,10 @@ def _sign_case(sign_open):
 def test_a_flipped_zero_is_judged_unless_eager_s_kernel_gives_either_sign():
     assert _sign_case([]) == ["output[0]: 1 zeros change sign compiled; first at [0]: eager=0.0 compiled=-0.0"]
     assert _sign_case(["aten.softshrink.default: gives either sign of zero"]) == []
+    # the kernel reaches another value only: this one's flipped zero is still the compiler's
+    assert _sign_case(["aten.softshrink.default: gives either sign of zero"], ["output[1]"]) == \
+        _sign_case([])
+    assert _sign_case(["aten.softshrink.default: gives either sign of zero"], ["output[0]"]) == []
 
 
 # CPU campaign 1518's minimised finding (numeric-autograd-90c33812): softshrink(x2, 0.5) of a

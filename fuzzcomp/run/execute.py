@@ -429,14 +429,18 @@ def add_perturbed(case: Case, obs: Observation, draws: int = PERTURB_DRAWS,
                 rec.perturbed_fine.append(runner.run(fn, call, perturb=PERTURB_EPS, draw=d, entry=fine))
 
 
-def _audit_calls(case: Case, obs: Observation, calls, options: ExecOptions, mode, field: str) -> None:
+def _audit_calls(case: Case, obs: Observation, calls, options: ExecOptions, mode, field: str,
+                 reach_field: str | None = None) -> None:
     """Re-run eager for the given call indices under the audit ``mode`` (a kernel_audit class);
-    each call's ``field`` and ``obs.stats[field]`` list what it flagged (first seen first)."""
+    each call's ``field`` and ``obs.stats[field]`` list what it flagged (first seen first), and
+    its ``reach_field`` the labels of the values a flagged kernel reaches (None: all)."""
     runner = _Runner(case, options, obs.stats.get("grad_inputs", ()))
     for k in sorted(set(calls)):
         with mode() as audit:
-            runner.run(runner.fn, case.calls[k])
+            outcome = runner.run(runner.fn, case.calls[k])
         setattr(obs.calls[k], field, audit.flagged)
+        if reach_field is not None:
+            setattr(obs.calls[k], reach_field, audit.reached(outcome))
         if audit.flagged:
             seen = obs.stats.setdefault(field, [])
             seen += [f for f in audit.flagged if f not in seen]
@@ -449,8 +453,9 @@ def audit_eager(case: Case, obs: Observation, calls, options: ExecOptions = DEFA
 
 def audit_zero_signs(case: Case, obs: Observation, calls, options: ExecOptions = DEFAULT_OPTIONS) -> None:
     """Re-run eager for the given call indices under the zero-sign audit (kernel_audit's
-    ``ZeroSignAudit``): ``eager_sign_open`` lists the kernels that give either sign of zero."""
-    _audit_calls(case, obs, calls, options, ZeroSignAudit, "eager_sign_open")
+    ``ZeroSignAudit``): ``eager_sign_open`` lists the kernels that give either sign of zero, and
+    ``eager_sign_reached`` the values their results reach."""
+    _audit_calls(case, obs, calls, options, ZeroSignAudit, "eager_sign_open", "eager_sign_reached")
 
 
 def _wide_loss(fn):

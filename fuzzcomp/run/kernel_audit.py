@@ -26,8 +26,9 @@ of its broadcast arguments. A CPU kernel runs one element in its scalar loop, an
 of a longer tensor in its vector lanes; where the two give zeros of different signs (softshrink:
 +0.0 in the vector lanes, -0.0 in the scalar tail, for a small negative input), eager itself
 gives either zero, and a compiled zero of the other sign is no bug. ``audit.flagged`` lists
-``"aten.op: why"``; the caller leaves the sign of zeros of such a call unjudged (values stay
-judged).
+``"aten.op: why"``, and ``audit.reached(outcome)`` the values of the run that such a kernel's
+result flows into (by storage); the caller leaves the sign of those values' zeros unjudged (their
+values, and every other value's zero sign, stay judged).
 """
 from __future__ import annotations
 
@@ -124,6 +125,11 @@ class _Audit(TorchDispatchMode):
         if entry not in self.flagged:
             self.flagged.append(entry)
 
+    def reached(self, outcome) -> list[str] | None:
+        """The labels of ``outcome`` (the audited run's) that a flagged kernel can reach; None:
+        every value of the call."""
+        return None
+
 
 class KernelAudit(_Audit):
 
@@ -185,16 +191,57 @@ def _one_by_one(func, args, kwargs, shape):
     return torch.cat(pieces)
 
 
+def _storages(tree) -> set[int]:
+    """The storages (data pointers) of the tensors in ``tree``; none for an empty one."""
+    out = set()
+    for t in tree_flatten(tree)[0]:
+        if isinstance(t, torch.Tensor):
+            try:
+                ptr = t.untyped_storage().data_ptr()
+            except Exception:  # a wrapper without storage
+                continue
+            if ptr:
+                out.add(ptr)
+    return out
+
+
 class ZeroSignAudit(_Audit):
-    """Flags pointwise float kernels whose zeros change sign when run one element at a time."""
+    """Flags pointwise float kernels whose zeros change sign when run one element at a time, and
+    follows what they feed: ``reached`` names the values of the run a flagged kernel's result
+    can reach (by storage, through views, in-place writes and every later op reading it; a
+    tainted value read into Python taints everything after it). A storage freed and reused
+    stays tainted: the scope can only grow, never miss a value."""
 
     def __init__(self, limit: int = SIGN_AUDIT_MAX):
         super().__init__()
         self.limit = limit
+        self.tainted: set[int] = set()
+        self.everything = False
+
+    def reached(self, outcome) -> list[str] | None:
+        if not self.flagged:
+            return []
+        if self.everything or outcome is None or getattr(outcome, "error", None):
+            return None
+        return [lab for lab, v in zip(outcome.labels, outcome.values)
+                if isinstance(v, torch.Tensor) and _storages(v) & self.tainted]
+
+    def _follow(self, func, args, kwargs, out):
+        """Taint what an op returns or writes when it reads a tainted storage."""
+        if self.everything or not self.tainted or not _storages((args, kwargs)) & self.tainted:
+            return
+        results = tree_flatten(out)[0]
+        if results and not any(isinstance(t, torch.Tensor) for t in results):
+            self.everything = True  # a value read into Python (item, tolist) can go anywhere
+            return
+        self.tainted |= _storages(out)
+        if func._schema.is_mutable:
+            self.tainted |= _storages((args, kwargs))
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
+        self._follow(func, args, kwargs, out)
         if func._schema.is_mutable or torch.Tag.pointwise not in func.tags or not isinstance(out, torch.Tensor) \
                 or not out.dtype.is_floating_point or out.dim() == 0 or out.numel() > self.limit \
                 or any(r in str(func) for r in _RANDOM):
@@ -208,6 +255,7 @@ class ZeroSignAudit(_Audit):
                     both = zero & (alone == 0)
                     if bool((flat[both].signbit() != alone[both].signbit()).any()):
                         self._flag(func, "gives either sign of zero (its vector lanes against its scalar loop)")
+                        self.tainted |= _storages(out)
         except Exception:  # a witness only: an op it cannot replay element by element is not audited
             pass
         return out

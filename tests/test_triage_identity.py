@@ -116,6 +116,22 @@ def test_cheap_culprit_names_the_writer_or_reader():
     assert [s.op for s in extra] == ["mul", "relu", "add"]
 
 
+def test_a_gradient_s_culprit_is_the_first_live_reader_of_the_input_or_its_views():
+    """CPU 1602, gradient-inductor-17e454aa: amax's NaN gradient of x1 was filed under a dead
+    ``atan2(x1, x1)`` in a loop (its result unused), the first statement that names x1. The
+    culprit is the first statement whose value is used and that reads x1 or x2, a view of it."""
+    import pathlib
+    from fuzzcomp.findings.store import load_finding
+    from fuzzcomp.generators.ir import walk
+    d = load_finding(pathlib.Path(__file__).parent / "data" / "cpu1602_amax_grad_dead_atan2.json")
+    p = d["case_obj"].program
+    assert d["verdict_objs"][0].signature == "culprit op: torch.atan2"  # what the campaign said
+    first = next(s for s in walk(p.body) if isinstance(s, Assign) and "x1" in {getattr(a, "name", "") for a in s.args})
+    assert first.op == "torch.atan2"
+    assert cheap_culprit(p, "grad of input x1") == "torch.cosh"          # v1 = cosh(x2), read by the outputs
+    assert cheap_culprit(p, "grad of input x3") == "Tensor.mul"              # v12 = v10.unsqueeze(-1) * x3
+
+
 def test_cheap_culprit_reads_a_dict_output_by_its_key():
     """H200 seed 1504: output['o3'] fell back to output 0, whose writer (torch.neg) then named a
     remainder bug, one root cause in two buckets."""

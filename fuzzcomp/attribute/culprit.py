@@ -10,7 +10,8 @@ programs that show the same bug:
   one (in program order) whose compiled value leaves eager's names the op;
 * otherwise, or when the variant hides the bug (every intermediate agrees,
   the variant cannot be built, or it fails to run): the op that last wrote the
-  mismatching value, and for a gradient the first op that reads the input.
+  mismatching value, and for a gradient the first live op (its value used) that reads the
+  input or a view of it.
 
 Both ways the signature is ``"culprit op: NAME"``: when no intermediate
 diverges but the output does, the output's writer is the first diverging op,

@@ -227,3 +227,34 @@ def test_campaign_1518_softshrink_zero_sign_is_eager_s_own_and_silent():
     obs, verdicts = check(c)
     assert verdicts == [], verdicts
     assert any(k.startswith("aten.softshrink") for k in obs.stats.get("eager_sign_open", [])), obs.stats
+
+
+def _cpu1603():
+    import json
+    import pathlib
+    from fuzzcomp.generators import from_jsonable
+    data = json.loads((pathlib.Path(__file__).parent / "data" / "cpu1603_cross_entropy_zero_sign.json").read_text())
+    return from_jsonable(data["case"])
+
+
+def test_a_loss_s_zero_sign_is_not_judged():
+    """CPU 1603's only 'new' bucket (numeric-inductor-bdb6d15c): cross_entropy of one class is
+    -0.0 compiled (the negation after the mean) and 0.0 in eager (its mean starts from +0.0).
+    A reduction's zero sign is not the compiler's to keep, so a loss's output is not among the
+    values whose zero sign is judged; a neg of the input still is."""
+    import dataclasses
+    from fuzzcomp.generators.ir import Assign, Ref
+    from fuzzcomp.run.call_extras import sign_labels
+    case = _cpu1603()
+    assert [s.op for s in case.program.body][-1] == "torch.nn.functional.cross_entropy"
+    assert sign_labels(case) == []
+    p = case.program
+    neg = Assign("v9", "torch.neg", "torch.neg({0})", (Ref(p.body[0].out),), p.body[0].type)
+    flipped = dataclasses.replace(case, program=dataclasses.replace(p, body=p.body + (neg,), outputs=p.outputs + ("v9",)))
+    assert sign_labels(flipped) == ["output[1]"]
+
+
+@pytest.mark.slow
+def test_campaign_1603_cross_entropy_zero_sign_is_silent():
+    obs, verdicts = check(_cpu1603())
+    assert verdicts == [], verdicts

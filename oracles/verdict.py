@@ -124,6 +124,18 @@ def error_signature(type_name: str, message: str) -> str:
         target = next((p.strip() for p in parts[1:] if p.strip().startswith("target:")), None)
         if target:
             text = f"{text.rstrip()} {target}"
+        else:
+            # the message starts on the next lines (CPU 1603: sympy's "TypeError:" then "A Boolean
+            # argument can only be used in Eq and Ne; all other | relationals expect real
+            # expressions."): its first sentence, up to three lines, names the bug
+            said = []
+            for p in parts[1:4]:
+                said.append(p.strip())
+                if p.rstrip().endswith("."):
+                    break
+            cont = normalise_message(" ".join(said))
+            if cont:
+                text = f"{text.rstrip()} {cont}"
     return f"{type_name}: {normalise_message(text)[:keep]}"
 
 

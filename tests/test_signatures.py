@@ -180,3 +180,19 @@ def test_cpp_compile_errors_are_told_apart_by_the_compilers_first_error():
     c = error_signature("CppCompileError", _cpp_error("'bool_view' was not declared in this scope", "/tmp/a/2c"))
     assert a == b and a != c
     assert a.startswith("CppCompileError: C++ compile error: error: no matching function for call to 'max_propagate_nan")
+
+
+def test_an_empty_first_line_takes_the_message_from_the_next_lines():
+    """CPU 1603: sympy's TypeError puts its message on the lines after "TypeError:", and the
+    bucket said only "InductorError: TypeError:", which every empty-headed TypeError shares. The
+    first sentence of the next lines names the bug; hints and a lowering's target are as before."""
+    msg = ("TypeError: | A Boolean argument can only be used in Eq and Ne; all other | relationals expect real "
+           "expressions. | Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace")
+    assert error_signature("InductorError", msg) == (
+        "InductorError: TypeError: A Boolean argument can only be used in Eq and Ne; all other relationals "
+        "expect real expressions")
+    assert error_signature("InductorError", "AssertionError: | Set TORCHDYNAMO_VERBOSE=1 for the internal stack "
+                                            "trace") == "InductorError: AssertionError:"
+    assert error_signature("InductorError", "LoweringException: AssertionError: | target: aten.foo.default | "
+                                            "args[0]: TensorBox") == \
+        "InductorError: LoweringException: AssertionError: target: aten.foo.default"

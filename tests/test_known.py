@@ -1432,3 +1432,20 @@ def test_link_does_not_pin_a_finding_an_entry_s_rule_already_claims(tmp_path, ca
     # --corpus names the registry for this command only: a later lookup in the same process (CI's
     # xdist worker ran the real-campaign registry tests after this one) reads the checkout's again
     assert os.environ.get("FUZZCOMP_CORPUS") == corpus_before
+
+
+def test_cpu1603_bool_constant_crash_is_known_by_its_full_message():
+    """CPU 1603 labelled compile-crash-inductor-a0a13a59 new: its signature was the empty
+    'InductorError: TypeError:' and the registry had no entry. The signature now carries sympy's
+    message, and the entry for #188231 claims it by that message."""
+    from fuzzcomp.oracles import error_signature
+    reg = default_registry("2.13.0+cpu")
+    detail = ("TypeError: | A Boolean argument can only be used in Eq and Ne; all other | relationals expect real "
+              "expressions. | Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace")
+    ops = frozenset({"Tensor.__getitem__[index]", "torch.eq", "torch.logical_and", "torch.ones"})
+    m = reg.match(Identity("compile-crash-inductor-x", "compile-crash", "inductor",
+                           error_signature("InductorError", detail), ops, "cpu"))
+    assert m is not None and m.bug.id == "bool-constant-sympy-relational"
+    assert m.bug.issue == "https://github.com/pytorch/pytorch/issues/188231"
+    assert reg.match(Identity("compile-crash-inductor-x", "compile-crash", "inductor", "InductorError: TypeError:",
+                              ops, "cpu")) is None

@@ -40,6 +40,7 @@ from dataclasses import asdict
 import json
 import platform
 from fuzzcomp import __version__
+from fuzzcomp.base.environ import environ_var
 from fuzzcomp.base.messages import CHECK, DONE, Job
 from fuzzcomp.bench import campaigns as bench_campaigns
 from fuzzcomp.generators import generate, GENERATOR_VERSION
@@ -357,8 +358,7 @@ def measure(opts: BenchOptions, say=lambda msg: None) -> tuple[dict, dict | None
     Each mode has its own fresh Inductor cache folder, so neither reuses the
     other's compiled kernels; both warm up on one extra seed first.
     """
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    with tempfile.TemporaryDirectory(prefix="fuzzcomp-bench-") as d:
+    with environ_var("TORCHINDUCTOR_CACHE_DIR"), tempfile.TemporaryDirectory(prefix="fuzzcomp-bench-") as d:
         ip = _InProcess(opts, os.path.join(d, "inproc"))
         iso = _Isolated(opts, os.path.join(d, "isolated")) if opts.isolated else None
         try:
@@ -374,10 +374,6 @@ def measure(opts: BenchOptions, say=lambda msg: None) -> tuple[dict, dict | None
         finally:
             if iso:
                 iso.stop()
-            if old is None:
-                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-            else:
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
         return ip.summary(split_eager), (iso.summary() if iso else None)
 
 

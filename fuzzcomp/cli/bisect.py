@@ -19,6 +19,7 @@ subsystem ends the search), or ``--max-probes`` ran out.
 """
 from __future__ import annotations
 
+import contextlib
 import shlex
 
 import os
@@ -28,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from fuzzcomp.base import exitcodes
+from fuzzcomp.base.environ import environ_var
 from fuzzcomp.base.errors import HarnessError, UsageError
 from fuzzcomp.cli.finding_lookup import check_repro_file, find_finding, run_repro_file
 from fuzzcomp.findings.store import load_finding, StoreError
@@ -97,12 +99,11 @@ def run_bisect(args) -> int:
     if first != exitcodes.BUG:
         raise HarnessError(line)
     print(f"bisecting: {line}")
-    with tempfile.TemporaryDirectory(prefix="fuzzcomp-bisect-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="fuzzcomp-bisect-") as tmp, contextlib.ExitStack() as scoped:
         wrapper = Path(tmp) / "bisect_probe.py"
         wrapper.write_text(_WRAPPER)
         cache = Path(tmp) / "inductor-cache"
-        old_env = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache)
+        scoped.enter_context(environ_var("TORCHINDUCTOR_CACHE_DIR", str(cache)))
         probes = [0]
         swept: set = set()
 
@@ -141,11 +142,6 @@ def run_bisect(args) -> int:
         except _Stop as e:
             print(f"bisect: not narrowed after {probes[0]} probes: {e}")
             return exitcodes.BUG
-        finally:
-            if old_env is None:
-                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-            else:
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = old_env
     if result is None:
         print(f"bisect: not narrowed after {probes[0]} probes: every backend stage passed alone, the "
               "bisector could not place it (the failure may need the whole pipeline)")

@@ -14,12 +14,12 @@ mistakes (no such finding, a URL that is not one, a broken registry) are one lin
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from fuzzcomp.base import exitcodes
 from fuzzcomp.base.errors import HarnessError, UsageError
+from fuzzcomp.base.environ import environ_var
 from fuzzcomp.cli.corpus_commands import _refresh_campaign
 from fuzzcomp.cli.finding_lookup import find_finding
 from fuzzcomp.findings.corpus import CorpusError, default_corpus_dir, release
@@ -110,26 +110,11 @@ def cmd_link(args) -> int:
     if ruled is None:
         print("the next campaign labels it known and spends no minimisation on it")
     if folder is not None:
-        _refresh_with_corpus(folder.parent.parent, args.corpus)
+        # the rebuilt summary asks the registry just written: --corpus names it for the rebuild
+        # only (an in-process caller's later lookups must not read a temporary corpus)
+        with environ_var("FUZZCOMP_CORPUS", str(Path(args.corpus).resolve()) if args.corpus else None):
+            _refresh_campaign(folder.parent.parent)
     return exitcodes.CLEAN
-
-
-def _refresh_with_corpus(campaign: Path, corpus: str | None) -> None:
-    """Rebuild the campaign's summary against the registry just written: ``--corpus`` names it
-    for the rebuild only, and the caller's ``$FUZZCOMP_CORPUS`` comes back after (an in-process
-    caller's later registry lookups must not read a temporary corpus)."""
-    if not corpus:
-        _refresh_campaign(campaign)
-        return
-    old = os.environ.get("FUZZCOMP_CORPUS")
-    os.environ["FUZZCOMP_CORPUS"] = str(Path(corpus).resolve())
-    try:
-        _refresh_campaign(campaign)
-    finally:
-        if old is None:
-            os.environ.pop("FUZZCOMP_CORPUS", None)
-        else:
-            os.environ["FUZZCOMP_CORPUS"] = old
 
 
 def cmd_known(args) -> int:

@@ -38,6 +38,7 @@ import tempfile
 import time
 from dataclasses import replace
 
+from fuzzcomp.base.environ import environ_var
 from fuzzcomp.generators.ir import op_names
 
 #: per-graph caches a warm folder starts without (everything else of the shared folder is linked)
@@ -73,18 +74,10 @@ def set_caches(on: bool) -> None:
 @contextlib.contextmanager
 def caches_on(folder: str):
     """Both caches on and ``TORCHINDUCTOR_CACHE_DIR`` = ``folder`` while inside."""
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
-    with contextlib.ExitStack() as stack:
+    with environ_var("TORCHINDUCTOR_CACHE_DIR", folder), contextlib.ExitStack() as stack:
         for module, name in cache_switches():
             stack.enter_context(module.patch({name: True}))
-        try:
-            yield
-        finally:
-            if old is None:
-                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-            else:
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
+        yield
 
 
 def clear_in_memory() -> None:

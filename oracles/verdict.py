@@ -133,8 +133,8 @@ def error_signature(type_name: str, message: str) -> str:
                 said.append(p.strip())
                 if p.rstrip().endswith("."):
                     break
-            cont = normalise_message(" ".join(said))
-            if cont:
+            cont = " ".join(said)
+            if normalise_message(cont):  # not a hint alone
                 text = f"{text.rstrip()} {cont}"
     return f"{type_name}: {normalise_message(text)[:keep]}"
 

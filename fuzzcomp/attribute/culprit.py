@@ -34,8 +34,8 @@ from dataclasses import replace
 
 from fuzzcomp.generators import Case
 from fuzzcomp.generators.emit import render_arg
-from fuzzcomp.generators.ir import (Assign, CallFn, CondOp, If, Loop, Mutate, Program, Ref, Return, While, cond_refs,
-                                    refs_of, walk, walk_program)
+from fuzzcomp.generators.ir import Assign, CallFn, Mutate, Program, Ref, Return, walk_program
+from fuzzcomp.generators.liveness import dce
 from fuzzcomp.oracles.special import compare_special
 from fuzzcomp.oracles import Observation, Verdict
 from fuzzcomp.oracles.fp64rule import compare
@@ -82,31 +82,6 @@ def _named(stmt) -> str:
     return _plain(stmt.op)
 
 
-def _live(program: Program) -> set[int] | None:
-    """The ids of the main body's statements whose value can reach an output, a write or a
-    branch (a fixpoint over names, loops included); None for a module's program (its forward is
-    not followed)."""
-    if program.module is not None:
-        return None
-    stmts = list(walk(program.body))
-    names = set(program.outputs)
-    for s in stmts:
-        if isinstance(s, Mutate):
-            names |= refs_of(s)
-        elif isinstance(s, (If, While, Loop, Return)):
-            names |= (cond_refs(s.cond) if isinstance(s, If) else {s.var} if isinstance(s, While)
-                      else set(s.values) if isinstance(s, Return) else set(s.items) | {str(s.count)})
-    grew = True
-    while grew:
-        grew = False
-        for s in stmts:
-            if isinstance(s, (Assign, CallFn, CondOp)) and s.out in names and not refs_of(s) <= names:
-                names |= refs_of(s)
-                grew = True
-    return {id(s) for s in stmts if isinstance(s, Mutate)
-            or isinstance(s, (Assign, CallFn, CondOp)) and s.out in names}
-
-
 def cheap_culprit(program: Program, label: str) -> str:
     """The op that last wrote the value ``label`` names; for a gradient, the first op that reads
     the input or a view of it and whose value is used (a dead statement's op explains nothing:
@@ -114,11 +89,11 @@ def cheap_culprit(program: Program, label: str) -> str:
     stmts = [s for s in walk_program(program) if isinstance(s, (Assign, Mutate))]
     if label.startswith("grad of input "):
         name = label.removeprefix("grad of input ")
-        live = _live(program)
-        if live is None:
+        if program.module is not None:  # a module's forward is not swept: its first reader
             return _plain(next((s.op for s in stmts if name in _refs(s.args)), ""))
         names = {name} | {i.name for i in program.inputs if i.alias_of == name}
-        return _plain(next((s.op for s in stmts if id(s) in live and names & _refs(s.args)), ""))
+        live = [s for s in walk_program(dce(program)) if isinstance(s, (Assign, Mutate))]
+        return _plain(next((s.op for s in live if names & _refs(s.args)), ""))
     if label.startswith("output"):
         # output[k] of a tuple or list, output['ok'] of a dict (its keys o0, o1... in output order)
         m = re.match(r"output\[(\d+)\]", label) or re.match(r"output\['o(\d+)'\]", label)

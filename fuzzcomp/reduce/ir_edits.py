@@ -2,7 +2,8 @@
 weigh a program's structure.
 
 Contract: pure functions of the IR. ``rename(stmt, old, new)`` renames one value in a statement;
-``dce(program)`` drops statements no output depends on (and helpers nobody calls);
+``dce(program)`` drops statements no output depends on (and helpers nobody calls; it lives
+in ``fuzzcomp.generators.liveness``, which attribution uses too, and is importable here);
 ``structure_weight(p)`` and ``schedule_fancy(case)`` are the structure terms of the minimiser's
 size measure. ``passes`` and ``passes_structure`` both build on these and never import each other
 for them.
@@ -12,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzcomp.generators.ir import (Assign, CallFn, Case, CondOp, DataCond, If, Loop, Mutate, Program,
-                                    Ref, Return, ScalarCond, Size, SizeCond, Stmt, While, With,
-                                    cond_refs, refs_of, walk, walk_program)
+                                    Ref, Return, ScalarCond, Size, SizeCond, Stmt, While, With)
+# liveness is the IR's own (attribution names live statements too): these names stay importable here
+from fuzzcomp.generators.liveness import calls_to as _calls_to, dce, drop_dead_helpers, has as _has  # noqa: F401
 
 
 def with_program(case: Case, **changes) -> Case:
@@ -76,10 +78,6 @@ def rename(stmt: Stmt, old: str, new: str) -> Stmt:
     raise TypeError(f"not a statement: {stmt!r}")
 
 
-def _has(body, kinds) -> bool:
-    return any(isinstance(x, kinds) for x in walk(body))
-
-
 def _modules(p: Program):
     if p.module is None:
         return []
@@ -102,67 +100,3 @@ def schedule_fancy(case: Case) -> int:
     n = sum((c.grad_mode != "grad") + c.inference_inputs + bool(c.requires_grad) + len(c.marks)
             for c in case.calls)
     return n + (case.program.out_kind != "tuple")
-
-
-def _calls_to(p: Program, name: str) -> int:
-    n = 0
-    for s in walk_program(p):
-        if isinstance(s, CallFn) and s.fn == name:
-            n += 1
-        elif isinstance(s, CondOp) and name in (s.true_fn, s.false_fn):
-            n += 1
-    return n
-
-
-def dce(program: Program) -> Program:
-    """Drop assignments and calls nobody reads (in-place statements, early returns and their
-    operands stay); drop blocks whose results are dead."""
-    def sweep(body: tuple[Stmt, ...], live: set[str]) -> tuple[tuple[Stmt, ...], set[str]]:
-        kept: list[Stmt] = []
-        for s in reversed(body):
-            if isinstance(s, (Assign, CallFn, CondOp)):
-                if s.out not in live:
-                    continue
-                live = live | refs_of(s)
-            elif isinstance(s, (Mutate, Return)):
-                live = live | refs_of(s)
-            elif isinstance(s, If):
-                joins = {n for n, _ in s.joins}
-                if not joins & live and not _has(s.then + s.orelse, (Mutate, Return)):
-                    continue
-                then, lt = sweep(s.then, live)
-                orelse, le = sweep(s.orelse, live)
-                s = dataclasses.replace(s, then=then, orelse=orelse)
-                live = live | lt | le | cond_refs(s.cond)
-            elif isinstance(s, (Loop, While)):
-                carried = {n for n, _ in s.carried}
-                if not carried & live and not _has(s.body, (Mutate, Return)):
-                    continue
-                body_live = live | carried
-                inner, lb = sweep(s.body, body_live)
-                inner, lb = sweep(s.body, lb)  # a second round: values used by the next iteration
-                s = dataclasses.replace(s, body=inner)
-                live = live | lb | (set(s.items) if isinstance(s, Loop) else {s.var})
-                if isinstance(s, Loop) and isinstance(s.count, str):
-                    live = live | {s.count}
-            elif isinstance(s, With):
-                inner, live = sweep(s.body, live)
-                if not inner:
-                    continue
-                s = dataclasses.replace(s, body=inner)
-            kept.append(s)
-        return tuple(reversed(kept)), live
-    body, _ = sweep(program.body, set(program.outputs))
-    return drop_dead_helpers(dataclasses.replace(program, body=body))
-
-
-def drop_dead_helpers(program: Program) -> Program:
-    """The program without the helper functions nobody calls any more (never a change of
-    behaviour: an uncalled function runs nothing, but its ops would count in the finding's identity)."""
-    out = program
-    while out.helpers:
-        live = tuple(f for f in out.helpers if _calls_to(out, f.name))
-        if len(live) == len(out.helpers):
-            break
-        out = dataclasses.replace(out, helpers=live)
-    return out
